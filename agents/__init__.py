@@ -1,0 +1,1 @@
+"""agents layer: see DESIGN.md."""

@@ -1,0 +1,47 @@
+"""Model layer: chat models behind langchain-core, scoring, embeddings, structured output.
+
+Importing `lm` does not import torch; the transformers backends load on first use.
+"""
+
+from lm.accounting import CallLedger, ComponentUsage
+from lm.config import DEFAULT_LOCAL_MODEL, LocalModelConfig
+from lm.errors import (
+    LMError,
+    MissingExtraError,
+    ModelPackageMissingError,
+    RealModelForbiddenError,
+    ScoringInputError,
+    StructuredOutputError,
+    UnknownModelSpecError,
+)
+from lm.importance import rate_importance
+from lm.resolve import resolve_model
+from lm.scoring import Choice, LogLikelihood, Scorer, choose, p_yes, rate
+from lm.structured import ParseError, generate_structured, parse_json_object
+from lm.truth import belief
+
+__all__ = [
+    "DEFAULT_LOCAL_MODEL",
+    "CallLedger",
+    "Choice",
+    "ComponentUsage",
+    "LMError",
+    "LocalModelConfig",
+    "LogLikelihood",
+    "MissingExtraError",
+    "ModelPackageMissingError",
+    "ParseError",
+    "RealModelForbiddenError",
+    "Scorer",
+    "ScoringInputError",
+    "StructuredOutputError",
+    "UnknownModelSpecError",
+    "belief",
+    "choose",
+    "generate_structured",
+    "p_yes",
+    "parse_json_object",
+    "rate",
+    "rate_importance",
+    "resolve_model",
+]

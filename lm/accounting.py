@@ -1,0 +1,137 @@
+"""Per-component accounting of model calls: calls, tokens and seconds, printable as a table."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+from pydantic import BaseModel
+
+
+class ComponentUsage(BaseModel):
+    """Totals for one component label (e.g. "importance", "plan", "dialogue")."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+class CallLedger:
+    """Counts model calls per component label.
+
+    The local model records into it directly; any other langchain chat model is counted by
+    passing `ledger.callback()` in the run config (the component comes from
+    `config["metadata"]["component"]`).
+    """
+
+    def __init__(self) -> None:
+        self._usage: dict[str, ComponentUsage] = {}
+        self._lock = threading.Lock()
+
+    def record(
+        self,
+        component: str,
+        *,
+        calls: int = 1,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        seconds: float = 0.0,
+    ) -> None:
+        with self._lock:
+            usage = self._usage.setdefault(component, ComponentUsage())
+            usage.calls += calls
+            usage.prompt_tokens += prompt_tokens
+            usage.completion_tokens += completion_tokens
+            usage.seconds += seconds
+
+    @contextmanager
+    def timed(self, component: str, *, calls: int = 1) -> Iterator[dict[str, int]]:
+        """Time a block; the block fills in `prompt_tokens` / `completion_tokens`."""
+        tokens = {"prompt_tokens": 0, "completion_tokens": 0}
+        start = time.perf_counter()
+        try:
+            yield tokens
+        finally:
+            self.record(component, calls=calls, seconds=time.perf_counter() - start, **tokens)
+
+    def usage(self) -> dict[str, ComponentUsage]:
+        with self._lock:
+            return {name: usage.model_copy() for name, usage in sorted(self._usage.items())}
+
+    def total(self) -> ComponentUsage:
+        total = ComponentUsage()
+        for usage in self.usage().values():
+            total.calls += usage.calls
+            total.prompt_tokens += usage.prompt_tokens
+            total.completion_tokens += usage.completion_tokens
+            total.seconds += usage.seconds
+        return total
+
+    def as_dict(self) -> dict[str, dict[str, float]]:
+        return {name: usage.model_dump() for name, usage in self.usage().items()}
+
+    def table(self, title: str = "model calls") -> Any:
+        """A rich Table of the usage, one row per component plus a total."""
+        from rich.table import Table
+
+        table = Table(title=title)
+        for column in ("component", "calls", "prompt tokens", "completion tokens", "seconds"):
+            table.add_column(column, justify="left" if column == "component" else "right")
+        rows = [*self.usage().items(), ("total", self.total())]
+        for name, usage in rows:
+            table.add_row(
+                name,
+                str(usage.calls),
+                str(usage.prompt_tokens),
+                str(usage.completion_tokens),
+                f"{usage.seconds:.2f}",
+            )
+        return table
+
+    def callback(self) -> BaseCallbackHandler:
+        return _LedgerCallback(self)
+
+
+class _LedgerCallback(BaseCallbackHandler):
+    """Records chat-model runs of any langchain model into a ledger."""
+
+    def __init__(self, ledger: CallLedger) -> None:
+        self._ledger = ledger
+        self._started: dict[UUID, tuple[str, float, int]] = {}
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        component = (metadata or {}).get("component", "chat")
+        # Runs started together as one batch share its wall time.
+        batch_size = max(int(kwargs.get("batch_size", 1) or 1), 1)
+        self._started[run_id] = (str(component), time.perf_counter(), batch_size)
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        component, start, batch_size = self._started.pop(run_id, ("chat", time.perf_counter(), 1))
+        prompt_tokens = completion_tokens = 0
+        for generations in response.generations:
+            for generation in generations:
+                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+                if usage:
+                    prompt_tokens += usage.get("input_tokens", 0)
+                    completion_tokens += usage.get("output_tokens", 0)
+        self._ledger.record(
+            component,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            seconds=(time.perf_counter() - start) / batch_size,
+        )

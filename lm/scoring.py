@@ -1,0 +1,91 @@
+"""The `Scorer` protocol: small models choose better than they write.
+
+Every closed-set decision in the framework (a rating, a yes/no, one of several options) goes
+through these methods, so a backend with log-probabilities ranks candidates exactly and a
+served model without them can fall back to generation behind the same protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from lm.errors import ScoringInputError
+
+YES_LABELS = ("Yes", "yes")
+NO_LABELS = ("No", "no")
+
+
+class LogLikelihood(BaseModel):
+    """Log-likelihood of one continuation: its total, per-token mean and token count."""
+
+    model_config = ConfigDict(frozen=True)
+
+    total: float
+    mean: float
+    tokens: int
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
+        """Log-likelihood of each continuation after the prompt, scored as one batch."""
+        ...
+
+    def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
+        """Expected rating on the integer scale low..high for each prompt."""
+        ...
+
+    def p_yes_batch(self, prompts: Sequence[str]) -> list[float]:
+        """P(yes) / (P(yes) + P(no)) for each prompt."""
+        ...
+
+
+def rate(scorer: Scorer, prompt: str, low: int = 1, high: int = 10) -> float:
+    return scorer.rate_batch([prompt], low, high)[0]
+
+
+def p_yes(scorer: Scorer, prompt: str) -> float:
+    return scorer.p_yes_batch([prompt])[0]
+
+
+def scale_labels(low: int, high: int) -> list[str]:
+    if low >= high:
+        raise ScoringInputError(f"rating scale needs low < high, got {low}..{high}")
+    return [str(value) for value in range(low, high + 1)]
+
+
+def expected_value(probabilities: Sequence[float], low: int) -> float:
+    return sum((low + i) * p for i, p in enumerate(probabilities))
+
+
+def yes_share(probabilities: Sequence[float]) -> float:
+    """Collapse the probabilities of YES_LABELS + NO_LABELS (in that order) to P(yes)."""
+    yes = sum(probabilities[: len(YES_LABELS)])
+    no = sum(probabilities[len(YES_LABELS) :])
+    return yes / (yes + no) if yes + no > 0 else 0.5
+
+
+class Choice(BaseModel):
+    """The option a scorer picked, with the per-token mean log-likelihood of every option."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    option: str
+    scores: list[float]
+
+
+def choose(scorer: Scorer, prompt: str, options: Sequence[str]) -> Choice:
+    """Pick the option with the highest mean token log-likelihood after the prompt.
+
+    The one helper every closed-set decision goes through; the mean (not the total) keeps
+    long options from being penalised for their length.
+    """
+    if not options:
+        raise ScoringInputError("choose() needs at least one option")
+    scores = [ll.mean for ll in scorer.loglik(prompt, options)]
+    best = max(range(len(options)), key=scores.__getitem__)
+    return Choice(index=best, option=options[best], scores=scores)

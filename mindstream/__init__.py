@@ -1,0 +1,1 @@
+"""mindstream front door: command line, services, experiment runners."""

@@ -1,0 +1,32 @@
+"""The `mindstream` command line."""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from mindstream import cli_lm
+from mindstream.cli_support import clean_errors, offline_environment
+
+app = typer.Typer(
+    help="mindstream: agents that remember, reflect and learn from feedback, on a local model.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(cli_lm.app, name="lm")
+
+
+@app.command()
+@clean_errors
+def demo() -> None:
+    """Run the showcase on the embedded models (what `make demo` runs)."""
+    from mindstream.demo import run_demo
+
+    run_demo()
+
+
+def main() -> None:
+    offline_environment()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    app()

@@ -1,0 +1,1 @@
+"""reflection layer: see DESIGN.md."""

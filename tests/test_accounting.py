@@ -1,0 +1,38 @@
+"""Call accounting: per-component totals from direct records and from langchain callbacks."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from lm import CallLedger
+from lm.fakes import ScriptedChatModel
+
+
+def test_records_accumulate_per_component() -> None:
+    ledger = CallLedger()
+    ledger.record("importance", prompt_tokens=10, seconds=0.5)
+    ledger.record("importance", prompt_tokens=5, seconds=0.25)
+    ledger.record("plan", completion_tokens=7)
+    usage = ledger.usage()
+    assert usage["importance"].calls == 2 and usage["importance"].prompt_tokens == 15
+    assert ledger.total().calls == 3 and ledger.total().completion_tokens == 7
+
+
+def test_callback_counts_any_chat_model_by_component() -> None:
+    ledger = CallLedger()
+    model = ScriptedChatModel(default="three words here", callbacks=[ledger.callback()])
+    model.invoke("hello there", config={"metadata": {"component": "dialogue"}})
+    model.batch(["a", "b"], config={"metadata": {"component": "plan"}})
+    usage = ledger.usage()
+    assert usage["dialogue"].calls == 1
+    assert usage["dialogue"].completion_tokens == 3
+    assert usage["plan"].calls == 2
+
+
+def test_table_renders_every_component() -> None:
+    ledger = CallLedger()
+    ledger.record("reflect", prompt_tokens=3)
+    console = Console(record=True, width=100)
+    console.print(ledger.table())
+    text = console.export_text()
+    assert "reflect" in text and "total" in text

@@ -5,17 +5,21 @@ This is the only module of `lm` that imports torch; it is imported lazily by the
 
 from __future__ import annotations
 
+import copy
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
 from transformers.utils import logging as hf_logging
 
 from lm.errors import ScoringInputError
+
+PREFIX_CACHE_SIZE = 8
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,7 @@ class CausalLMBackend:
         self.tokenizer = tokenizer
         self.load_seconds = 0.0
         self.tokens_read = 0  # running total of tokens passed through scoring forwards
+        self._prefixes: OrderedDict[tuple[int, ...], DynamicCache] = OrderedDict()
 
     @classmethod
     def from_folder(cls, folder: Path, *, threads: int | None) -> CausalLMBackend:
@@ -145,26 +150,67 @@ class CausalLMBackend:
     ) -> list[torch.Tensor]:
         """Log-softmax over the vocabulary at chosen positions of each sequence.
 
-        Right padding keeps positions exact; the output head runs only on the chosen
-        positions, so a batch never materialises sequence × vocabulary logits.
+        Sequences of one chunk that share a token prefix (a few-shot template, a question
+        scored against several answers) run that prefix once; the output head runs only on
+        the chosen positions, so a batch never materialises sequence × vocabulary logits.
         """
-        pad = self.tokenizer.pad_token_id  # type: ignore[attr-defined]
         head = self.model.get_output_embeddings()
         out: list[torch.Tensor] = []
         for start in range(0, len(sequences), batch_size):
-            chunk = sequences[start : start + batch_size]
-            width = max(len(s) for s in chunk)
-            ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(chunk), width), dtype=torch.long)
-            for row, seq in enumerate(chunk):
-                ids[row, : len(seq)] = torch.tensor(seq)
-                mask[row, : len(seq)] = 1
-            self.tokens_read += int(mask.sum())
-            hidden = self.model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state
-            for row, pos in enumerate(positions[start : start + batch_size]):
-                logits = head(hidden[row, pos]).float()
+            chunk = list(sequences[start : start + batch_size])
+            chunk_positions = list(positions[start : start + batch_size])
+            # Every requested position must lie after the shared prefix.
+            limit = min(min(p) for p in chunk_positions)
+            prefix_len = self._shared_prefix_length(chunk, limit)
+            hidden = self._suffix_hidden(chunk, prefix_len)
+            for row, pos in enumerate(chunk_positions):
+                logits = head(hidden[row, [p - prefix_len for p in pos]]).float()
                 out.append(torch.log_softmax(logits, dim=-1))
         return out
+
+    def _shared_prefix_length(self, chunk: list[list[int]], limit: int) -> int:
+        """Several sequences share their common prefix; a lone one reuses a cached prefix."""
+        if len(chunk) > 1:
+            return min(_common_prefix_length(chunk), limit)
+        sequence = chunk[0]
+        fits = [
+            len(k) for k in self._prefixes if len(k) <= limit and tuple(sequence[: len(k)]) == k
+        ]
+        return max(fits, default=0)
+
+    def _suffix_hidden(self, chunk: list[list[int]], prefix_len: int) -> torch.Tensor:
+        """Hidden states of every sequence after `prefix_len` shared tokens (right padded)."""
+        pad = self.tokenizer.pad_token_id  # type: ignore[attr-defined]
+        cache = self._prefix_cache(chunk[0][:prefix_len], len(chunk)) if prefix_len else None
+        width = max(len(s) for s in chunk) - prefix_len
+        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(chunk), prefix_len + width), dtype=torch.long)
+        mask[:, :prefix_len] = 1
+        for row, seq in enumerate(chunk):
+            ids[row, : len(seq) - prefix_len] = torch.tensor(seq[prefix_len:])
+            mask[row, : len(seq)] = 1
+        self.tokens_read += int(mask[:, prefix_len:].sum())
+        output = self.model.base_model(
+            input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=cache is not None
+        )
+        return output.last_hidden_state
+
+    def _prefix_cache(self, prefix: list[int], copies: int) -> DynamicCache:
+        """KV cache of a shared prefix, computed once and kept in a small LRU."""
+        key = tuple(prefix)
+        cached = self._prefixes.pop(key, None)
+        if cached is None:
+            self.tokens_read += len(prefix)
+            cached = self.model.base_model(
+                input_ids=torch.tensor([prefix]), use_cache=True
+            ).past_key_values
+        self._prefixes[key] = cached
+        while len(self._prefixes) > PREFIX_CACHE_SIZE:
+            self._prefixes.popitem(last=False)
+        cache = copy.deepcopy(cached)
+        if copies > 1:
+            cache.batch_repeat_interleave(copies)
+        return cache
 
     def continuation_logprobs(
         self, pairs: Sequence[tuple[str, str]], batch_size: int
@@ -218,6 +264,14 @@ class CausalLMBackend:
                     dist[branch[:depth]] = row[depth]
             out.append(_normalise(_label_logprobs(label_ids, dist)))
         return out
+
+
+def _common_prefix_length(sequences: list[list[int]]) -> int:
+    first = sequences[0]
+    length = min(len(s) for s in sequences)
+    for other in sequences[1:]:
+        length = next((i for i in range(length) if other[i] != first[i]), length)
+    return length
 
 
 def _split_trailing_space(text: str) -> tuple[str, str]:

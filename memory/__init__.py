@@ -1,1 +1,49 @@
-"""memory layer: see DESIGN.md."""
+"""Memory layer: records, the scored memory stream, stores, lexical retrieval, provenance.
+
+Importing `memory` does not import torch: embedders and raters are injected.
+"""
+
+from memory.clock import Clock, ManualClock, SystemClock
+from memory.errors import (
+    EmbeddingShapeError,
+    InvalidMemoryError,
+    MemoryNotFoundError,
+    MemoryStreamError,
+    StorePathError,
+)
+from memory.importance import CachedRater, scorer_rater
+from memory.records import (
+    MemoryKind,
+    MemoryRecord,
+    MemoryStatus,
+    RetrievalWeights,
+    ScoredMemory,
+    StreamConfig,
+)
+from memory.stores import ChromaStore, InMemoryStore, MemoryStore
+from memory.stream import MemoryStream, NewMemory, new_memory
+
+__all__ = [
+    "CachedRater",
+    "ChromaStore",
+    "Clock",
+    "EmbeddingShapeError",
+    "InMemoryStore",
+    "InvalidMemoryError",
+    "ManualClock",
+    "MemoryKind",
+    "MemoryNotFoundError",
+    "MemoryRecord",
+    "MemoryStatus",
+    "MemoryStore",
+    "MemoryStream",
+    "MemoryStreamError",
+    "NewMemory",
+    "RetrievalWeights",
+    "ScoredMemory",
+    "StorePathError",
+    "StreamConfig",
+    "SystemClock",
+    "new_memory",
+    "scorer_rater",
+]

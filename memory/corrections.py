@@ -1,0 +1,58 @@
+"""Forgetting and superseding memories, and marking the reflections that cited them stale.
+
+A stale reflection stays retrievable until the reflection layer re-derives it; its
+`metadata["stale"]` says why it can no longer be trusted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memory.records import MemoryRecord, MemoryStatus
+
+if TYPE_CHECKING:
+    from memory.stream import MemoryStream, NewMemory
+
+
+def forget(stream: MemoryStream, memory_id: str) -> MemoryRecord:
+    record = stream.get(memory_id)
+    forgotten = stream.replace(record, status=MemoryStatus.FORGOTTEN)
+    mark_dependents_stale(stream, memory_id, reason=f"evidence {memory_id} forgotten")
+    return forgotten
+
+
+def forget_all(stream: MemoryStream, owner: str) -> int:
+    active = [r for r in stream.records(owner) if r.status is MemoryStatus.ACTIVE]
+    for record in active:
+        stream.replace(record, status=MemoryStatus.FORGOTTEN)
+    return len(active)
+
+
+def supersede(stream: MemoryStream, old_id: str, new: NewMemory) -> MemoryRecord:
+    """Store `new` in place of `old_id`: the old memory is kept, marked superseded."""
+    old = stream.get(old_id)
+    replacement = stream.add_many(
+        [new.model_copy(update={"metadata": {**new.metadata, "supersedes": old_id}})]
+    )[0]
+    stream.replace(
+        old,
+        status=MemoryStatus.SUPERSEDED,
+        metadata={**old.metadata, "superseded_by": replacement.id},
+    )
+    mark_dependents_stale(stream, old_id, reason=f"evidence {old_id} superseded")
+    return replacement
+
+
+def mark_dependents_stale(
+    stream: MemoryStream, memory_id: str, *, reason: str
+) -> list[MemoryRecord]:
+    marked = []
+    for dependent in stream.dependents_of(memory_id):
+        if dependent.status is MemoryStatus.ACTIVE and not dependent.stale:
+            metadata = {**dependent.metadata, "stale": True, "stale_reason": reason}
+            marked.append(stream.replace(dependent, metadata=metadata))
+    return marked
+
+
+def stale_memories(stream: MemoryStream, owner: str) -> list[MemoryRecord]:
+    return [r for r in stream.records(owner) if r.stale and r.status is MemoryStatus.ACTIVE]

@@ -1,0 +1,26 @@
+"""Typed errors of the memory layer; each message names the offending field or path."""
+
+from __future__ import annotations
+
+
+class MemoryStreamError(Exception):
+    """Base class of the memory layer's errors."""
+
+
+class InvalidMemoryError(MemoryStreamError, ValueError):
+    """A memory cannot be stored as given (empty text, unknown kind, bad importance)."""
+
+
+class EmbeddingShapeError(MemoryStreamError, ValueError):
+    """An embedding has the wrong size for the stream."""
+
+
+class StorePathError(MemoryStreamError, ValueError):
+    """A store path cannot be used (it is a file, or cannot be created)."""
+
+
+class MemoryNotFoundError(MemoryStreamError, KeyError):
+    """No memory with that id."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "memory not found"

@@ -1,0 +1,123 @@
+"""The data of the memory layer: records, scored results, retrieval weights, configuration."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MetadataValue = str | int | float | bool
+
+
+class MemoryKind(StrEnum):
+    OBSERVATION = "observation"
+    DIALOGUE = "dialogue"
+    PLAN = "plan"
+    REFLECTION = "reflection"
+    CORRECTION = "correction"
+    FACT = "fact"
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    FORGOTTEN = "forgotten"
+
+
+KIND_CODES = {kind: code for code, kind in enumerate(MemoryKind)}
+STATUS_CODES = {status: code for code, status in enumerate(MemoryStatus)}
+
+
+class MemoryRecord(BaseModel):
+    """One memory. Immutable: changes (status, last access) produce a new record.
+
+    `evidence` lists the ids a memory cites (a reflection's sources); `metadata` holds flat
+    values only, so every store can keep them (`stale`, `depth`, `question`, ...).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    owner: str = Field(min_length=1)
+    kind: MemoryKind
+    text: str
+    created_at: datetime
+    last_accessed_at: datetime
+    importance: float = Field(ge=1.0, le=10.0)
+    evidence: tuple[str, ...] = ()
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_empty(cls, text: str) -> str:
+        if not text.strip():
+            raise ValueError("text is empty")
+        return text
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.metadata.get("stale", False))
+
+
+class ScoredMemory(BaseModel):
+    """A retrieved memory with the parts of its score, so every answer is explainable.
+
+    The parts are min-max normalised over the candidates, as in Generative Agents; `recency_raw`
+    is decay^(hours since last access) before normalisation.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    record: MemoryRecord
+    score: float
+    recency: float
+    importance: float
+    relevance: float
+    recency_raw: float
+
+
+class RetrievalWeights(BaseModel):
+    """Weights of the three parts of the score.
+
+    The paper states equal weights (the default). The original code's effective weights were
+    recency 0.5, importance 2, relevance 3: `RetrievalWeights.original_code()`.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    recency: float = Field(1.0, ge=0.0)
+    importance: float = Field(1.0, ge=0.0)
+    relevance: float = Field(1.0, ge=0.0)
+
+    @classmethod
+    def original_code(cls) -> RetrievalWeights:
+        return cls(recency=0.5, importance=2.0, relevance=3.0)
+
+
+RelevanceMode = Literal["embedding", "bm25", "hybrid"]
+
+
+class StreamConfig(BaseModel):
+    """How a stream scores and stores memories.
+
+    `decay` is per hour of the stream's clock (the paper's 0.99 per sandbox hour is
+    `decay=0.99`). Above `ann_threshold` memories of one owner, an ANN prefilter from the store
+    picks `ann_candidates` by relevance and the exact score re-ranks them.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    decay: float = Field(0.995, gt=0.0, lt=1.0)
+    weights: RetrievalWeights = RetrievalWeights()
+    dimension: int = Field(384, ge=1)
+    precision: Literal["float32", "float16"] = "float32"
+    ann_threshold: int | None = Field(None, ge=1)
+    ann_candidates: int = Field(1000, ge=1)
+    hybrid_alpha: float = Field(0.5, ge=0.0, le=1.0)
+    flush_every: int = Field(256, ge=1)
+    default_importance: dict[MemoryKind, float] = Field(
+        default_factory=lambda: {MemoryKind.CORRECTION: 8.0}
+    )

@@ -1,0 +1,63 @@
+"""The store protocol and the flat form every backend keeps a record in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from memory.records import MemoryKind, MemoryRecord, MemoryStatus
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    def put(self, records: Sequence[MemoryRecord], embeddings: np.ndarray) -> None:
+        """Insert new records with their embeddings; durable when it returns."""
+        ...
+
+    def update(self, records: Sequence[MemoryRecord]) -> None:
+        """Rewrite the mutable fields (status, last access, metadata) of existing records."""
+        ...
+
+    def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
+        """Every record with its embedding, in insertion order, in batches."""
+        ...
+
+    def nearest(self, owner: str, vector: np.ndarray, n: int) -> list[str]:
+        """Ids of up to n active memories of `owner` nearest to `vector` (the ANN prefilter)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def to_flat(record: MemoryRecord, sequence: int) -> dict[str, str | int | float | bool]:
+    """The record's fields as flat metadata (what chroma can store)."""
+    return {
+        "owner": record.owner,
+        "kind": record.kind.value,
+        "created_at": record.created_at.isoformat(),
+        "last_accessed_at": record.last_accessed_at.isoformat(),
+        "importance": float(record.importance),
+        "evidence": json.dumps(list(record.evidence)),
+        "status": record.status.value,
+        "meta": json.dumps(record.metadata),
+        "seq": sequence,
+    }
+
+
+def from_flat(memory_id: str, text: str, flat: dict[str, Any]) -> MemoryRecord:
+    return MemoryRecord(
+        id=memory_id,
+        owner=str(flat["owner"]),
+        kind=MemoryKind(flat["kind"]),
+        text=text,
+        created_at=datetime.fromisoformat(str(flat["created_at"])),
+        last_accessed_at=datetime.fromisoformat(str(flat["last_accessed_at"])),
+        importance=float(flat["importance"]),
+        evidence=tuple(json.loads(str(flat["evidence"]))),
+        status=MemoryStatus(flat["status"]),
+        metadata=json.loads(str(flat["meta"])),
+    )

@@ -1,0 +1,50 @@
+"""A store in a Python dict: fast, empty on every start. For tests and throwaway streams."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from memory.errors import MemoryNotFoundError
+from memory.records import MemoryRecord, MemoryStatus
+
+
+class InMemoryStore:
+    """Keeps records and embeddings in insertion order; `nearest` is exact."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, MemoryRecord] = {}
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def put(self, records: Sequence[MemoryRecord], embeddings: np.ndarray) -> None:
+        for record, vector in zip(records, embeddings, strict=True):
+            self._records[record.id] = record
+            self._vectors[record.id] = np.array(vector, dtype=np.float32)
+
+    def update(self, records: Sequence[MemoryRecord]) -> None:
+        missing = [r.id for r in records if r.id not in self._records]
+        if missing:
+            raise MemoryNotFoundError(f"cannot update unknown memories {missing[:3]}")
+        for record in records:
+            self._records[record.id] = record
+
+    def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
+        ids = list(self._records)
+        for start in range(0, len(ids), batch_size):
+            chunk = ids[start : start + batch_size]
+            yield [self._records[i] for i in chunk], np.stack([self._vectors[i] for i in chunk])
+
+    def nearest(self, owner: str, vector: np.ndarray, n: int) -> list[str]:
+        ids = [
+            i
+            for i, r in self._records.items()
+            if r.owner == owner and r.status is MemoryStatus.ACTIVE
+        ]
+        if not ids:
+            return []
+        sims = np.stack([self._vectors[i] for i in ids]) @ vector
+        return [ids[j] for j in np.argsort(-sims)[:n]]
+
+    def close(self) -> None:
+        """Nothing to release."""

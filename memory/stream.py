@@ -1,0 +1,396 @@
+"""The memory stream: timestamped memories of many owners, retrieved the Generative Agents way.
+
+The store is the system of record; the per-owner vectorised index (and the BM25 index) are
+rebuilt from it on open. A memory is written to the store before it enters the index, so a
+crash never leaves an indexed memory that was not stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import uuid4
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from memory import corrections
+from memory.clock import Clock, SystemClock, to_hours
+from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
+from memory.importance import RateTexts
+from memory.index import OwnerIndex, minmax
+from memory.lexical import LexicalIndex
+from memory.provenance import CitationGraph
+from memory.records import (
+    KIND_CODES,
+    STATUS_CODES,
+    MemoryKind,
+    MemoryRecord,
+    MemoryStatus,
+    MetadataValue,
+    RelevanceMode,
+    RetrievalWeights,
+    ScoredMemory,
+    StreamConfig,
+)
+from memory.stores.base import MemoryStore
+
+_ACTIVE = STATUS_CODES[MemoryStatus.ACTIVE]
+
+
+class NewMemory(BaseModel):
+    """What a caller gives to `add_many`; the stream fills in id, times and importance."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    owner: str = Field(min_length=1)
+    kind: MemoryKind = MemoryKind.OBSERVATION
+    importance: float | None = Field(None, ge=1.0, le=10.0)
+    evidence: tuple[str, ...] = ()
+    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
+    created_at: datetime | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_empty(cls, text: str) -> str:
+        if not text.strip():
+            raise ValueError("text is empty")
+        return text
+
+
+def new_memory(**fields: Any) -> NewMemory:
+    """Build a NewMemory, turning validation errors into one line naming the field."""
+    try:
+        return NewMemory(**fields)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "memory"
+        raise InvalidMemoryError(f"{where}: {first['msg']} (got {first.get('input')!r})") from None
+
+
+@dataclass
+class _Owner:
+    index: OwnerIndex
+    lexical: LexicalIndex = field(default_factory=LexicalIndex)
+    inactive: int = 0
+
+
+class MemoryStream:
+    """Add, retrieve, correct and trace memories; see DESIGN.md for the scoring rule."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        embedder: Any,
+        *,
+        clock: Clock | None = None,
+        rater: RateTexts | None = None,
+        config: StreamConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock or SystemClock()
+        self.rater = rater
+        self.config = config or StreamConfig()
+        self._records: dict[str, MemoryRecord] = {}
+        self._owners: dict[str, _Owner] = {}
+        self._graph = CitationGraph()
+        self._pending: dict[str, MemoryRecord] = {}
+        for records, vectors in store.load():
+            self._index(records, vectors)
+
+    # ---- adding ------------------------------------------------------------------------
+    def add(
+        self, text: str, *, owner: str, kind: MemoryKind | str = "observation", **fields: Any
+    ) -> MemoryRecord:
+        return self.add_many([new_memory(text=text, owner=owner, kind=kind, **fields)])[0]
+
+    def add_many(
+        self, items: Sequence[NewMemory], embeddings: np.ndarray | None = None
+    ) -> list[MemoryRecord]:
+        """Validate everything first, embed and rate in one batch each, store, then index."""
+        if not items:
+            return []
+        self._check_evidence(items)
+        vectors = self._embed([i.text for i in items]) if embeddings is None else embeddings
+        vectors = self._checked(np.asarray(vectors, dtype=np.float32), len(items))
+        importance = self._importance(items)
+        now = self.clock.now()
+        records = [
+            MemoryRecord(
+                id=uuid4().hex,
+                owner=item.owner,
+                kind=item.kind,
+                text=item.text,
+                created_at=item.created_at or now,
+                last_accessed_at=item.created_at or now,
+                importance=value,
+                evidence=item.evidence,
+                metadata=item.metadata,
+            )
+            for item, value in zip(items, importance, strict=True)
+        ]
+        self.store.put(records, vectors)
+        self._index(records, vectors)
+        return records
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        if hasattr(self.embedder, "embed_array"):
+            vectors = np.asarray(self.embedder.embed_array(texts), dtype=np.float32)
+        else:
+            vectors = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+    def _checked(self, vectors: np.ndarray, count: int) -> np.ndarray:
+        expected = (count, self.config.dimension)
+        if vectors.shape != expected:
+            raise EmbeddingShapeError(
+                f"embeddings have shape {vectors.shape}, expected {expected} "
+                f"(the stream's dimension is {self.config.dimension})"
+            )
+        return vectors
+
+    def _check_evidence(self, items: Sequence[NewMemory]) -> None:
+        for item in items:
+            for cited in item.evidence:
+                source = self._records.get(cited)
+                if source is None or source.owner != item.owner:
+                    raise InvalidMemoryError(
+                        f"evidence: {cited!r} is not a memory of {item.owner!r}"
+                    )
+
+    def _importance(self, items: Sequence[NewMemory]) -> list[float]:
+        values = [
+            i.importance if i.importance is not None else self.config.default_importance.get(i.kind)
+            for i in items
+        ]
+        missing = [n for n, v in enumerate(values) if v is None]
+        if missing and self.rater is None:
+            raise InvalidMemoryError(
+                f"importance: missing for {items[missing[0]].text[:60]!r} "
+                "and the stream has no rater"
+            )
+        if missing and self.rater is not None:
+            for n, rating in zip(
+                missing, self.rater([items[n].text for n in missing]), strict=True
+            ):
+                values[n] = min(max(float(rating), 1.0), 10.0)
+        return [float(v) for v in values if v is not None]
+
+    def _index(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
+        by_owner: dict[str, list[int]] = {}
+        for position, record in enumerate(records):
+            by_owner.setdefault(record.owner, []).append(position)
+            self._records[record.id] = record
+            self._graph.add(record.id, record.evidence)
+        for owner, positions in by_owner.items():
+            state = self._owner(owner)
+            chosen = [records[p] for p in positions]
+            state.index.append(
+                [r.id for r in chosen],
+                vectors[positions],
+                [r.importance for r in chosen],
+                [to_hours(r.last_accessed_at) for r in chosen],
+                [to_hours(r.created_at) for r in chosen],
+                [KIND_CODES[r.kind] for r in chosen],
+                [STATUS_CODES[r.status] for r in chosen],
+            )
+            state.lexical.append([r.text for r in chosen])
+            state.inactive += sum(r.status is not MemoryStatus.ACTIVE for r in chosen)
+
+    def _owner(self, owner: str) -> _Owner:
+        if owner not in self._owners:
+            index = OwnerIndex(self.config.dimension, self.config.decay, self.config.precision)
+            self._owners[owner] = _Owner(index)
+        return self._owners[owner]
+
+    # ---- retrieval ---------------------------------------------------------------------
+    def retrieve(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        owner: str,
+        now: datetime | None = None,
+        weights: RetrievalWeights | None = None,
+        kinds: Iterable[MemoryKind | str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        include_inactive: bool = False,
+        mode: RelevanceMode = "embedding",
+        touch: bool = True,
+    ) -> list[ScoredMemory]:
+        """Top-k memories of `owner` by recency, importance and relevance to `query`."""
+        if not query.strip():
+            raise InvalidMemoryError("query: is empty")
+        state = self._owners.get(owner)
+        if state is None or state.index.size == 0 or k <= 0:
+            return []
+        moment = now or self.clock.now()
+        rows = self._candidates(state, kinds, since, until, include_inactive)
+        if rows is not None and rows.size == 0:
+            return []
+        relevance, rows = self._relevance(owner, state, query, rows, mode)
+        w = weights or self.config.weights
+        top = state.index.score(relevance, (w.recency, w.importance, w.relevance), k, rows)
+        raw = state.index.recency_raw(top.rows, to_hours(moment))
+        results = [
+            ScoredMemory(
+                record=self._records[state.index.ids[row]],
+                score=float(top.score[i]),
+                recency=float(top.recency[i]),
+                importance=float(top.importance[i]),
+                relevance=float(top.relevance[i]),
+                recency_raw=float(raw[i]),
+            )
+            for i, row in enumerate(top.rows.tolist())
+        ]
+        if touch:
+            self._touch(state, top.rows, moment)
+        return results
+
+    def _candidates(
+        self,
+        state: _Owner,
+        kinds: Iterable[MemoryKind | str] | None,
+        since: datetime | None,
+        until: datetime | None,
+        include_inactive: bool,
+    ) -> np.ndarray | None:
+        index, n = state.index, state.index.size
+        masks = []
+        if not include_inactive and state.inactive:
+            masks.append(index.status[:n] == _ACTIVE)
+        if kinds is not None:
+            try:
+                codes = [KIND_CODES[MemoryKind(k)] for k in kinds]
+            except ValueError as error:
+                raise InvalidMemoryError(f"kinds: {error}") from None
+            masks.append(np.isin(index.kind[:n], codes))
+        if since is not None:
+            masks.append(index.created[:n] >= to_hours(since))
+        if until is not None:
+            masks.append(index.created[:n] <= to_hours(until))
+        if not masks:
+            return None
+        return np.flatnonzero(np.logical_and.reduce(masks))
+
+    def _relevance(
+        self, owner: str, state: _Owner, query: str, rows: np.ndarray | None, mode: RelevanceMode
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        if mode not in ("embedding", "bm25", "hybrid"):
+            raise InvalidMemoryError(f"mode: {mode!r} is not embedding, bm25 or hybrid")
+        if mode == "bm25":
+            scores = state.lexical.scores(query)
+            return (scores if rows is None else scores[rows]), rows
+        vector = self._embed([query])[0]
+        threshold = self.config.ann_threshold
+        if mode == "embedding" and threshold is not None and state.index.size > threshold:
+            rows = self._ann_rows(owner, state, vector, rows)
+        cosine = state.index.relevance(vector, rows)
+        if mode == "embedding":
+            return cosine, rows
+        lexical = state.lexical.scores(query)
+        lexical = lexical if rows is None else lexical[rows]
+        alpha = self.config.hybrid_alpha
+        return alpha * minmax(lexical) + (1 - alpha) * minmax(cosine), rows
+
+    def _ann_rows(
+        self, owner: str, state: _Owner, vector: np.ndarray, rows: np.ndarray | None
+    ) -> np.ndarray:
+        ids = self.store.nearest(owner, vector, self.config.ann_candidates)
+        found = np.array(
+            [state.index.row_of[i] for i in ids if i in state.index.row_of], dtype=np.int64
+        )
+        return found if rows is None else np.intersect1d(found, rows)
+
+    def _touch(self, state: _Owner, rows: np.ndarray, moment: datetime) -> None:
+        state.index.touch(rows, to_hours(moment))
+        for row in rows.tolist():
+            memory_id = state.index.ids[row]
+            record = self._records[memory_id].model_copy(update={"last_accessed_at": moment})
+            self._records[memory_id] = self._pending[memory_id] = record
+        if len(self._pending) >= self.config.flush_every:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write pending last-access updates to the store (batched)."""
+        if self._pending:
+            self.store.update(list(self._pending.values()))
+            self._pending.clear()
+
+    def close(self) -> None:
+        self.flush()
+        self.store.close()
+
+    # ---- reading -----------------------------------------------------------------------
+    def get(self, memory_id: str) -> MemoryRecord:
+        try:
+            return self._records[memory_id]
+        except KeyError:
+            raise MemoryNotFoundError(f"no memory with id {memory_id!r}") from None
+
+    def recent(
+        self, n: int, *, owner: str, kinds: Iterable[MemoryKind | str] | None = None
+    ) -> list[MemoryRecord]:
+        """The n most recently added active memories of `owner`, oldest first."""
+        state = self._owners.get(owner)
+        if state is None or n <= 0:
+            return []
+        rows = self._candidates(state, kinds, None, None, include_inactive=False)
+        rows = np.arange(state.index.size) if rows is None else rows
+        return [self._records[state.index.ids[r]] for r in rows[-n:].tolist()]
+
+    def owners(self) -> list[str]:
+        return sorted(self._owners)
+
+    def records(self, owner: str | None = None) -> list[MemoryRecord]:
+        return [r for r in self._records.values() if owner is None or r.owner == owner]
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    # ---- corrections and provenance (bodies in memory.corrections) ---------------------
+    def forget(self, memory_id: str) -> MemoryRecord:
+        """Mark a memory forgotten; reflections citing it become stale."""
+        return corrections.forget(self, memory_id)
+
+    def forget_all(self, owner: str) -> int:
+        return corrections.forget_all(self, owner)
+
+    def supersede(self, old_id: str, new: NewMemory | str) -> MemoryRecord:
+        """Replace a memory by a corrected one; the old one is kept, marked superseded."""
+        old = self.get(old_id)
+        if isinstance(new, str):
+            new = new_memory(text=new, owner=old.owner, kind=old.kind, importance=old.importance)
+        return corrections.supersede(self, old_id, new)
+
+    def stale(self, owner: str) -> list[MemoryRecord]:
+        """Active memories whose evidence was forgotten or superseded."""
+        return corrections.stale_memories(self, owner)
+
+    def replace(self, record: MemoryRecord, **changes: Any) -> MemoryRecord:
+        """Change a record's mutable fields (status, metadata), in the index and the store."""
+        updated = record.model_copy(update=changes)
+        state = self._owners[record.owner]
+        row = state.index.row_of[record.id]
+        was_active = record.status is MemoryStatus.ACTIVE
+        is_active = updated.status is MemoryStatus.ACTIVE
+        state.inactive += int(was_active) - int(is_active)
+        state.index.status[row] = STATUS_CODES[updated.status]
+        self._records[record.id] = updated
+        self._pending.pop(record.id, None)
+        self.store.update([updated])
+        return updated
+
+    def evidence_of(self, memory_id: str) -> list[MemoryRecord]:
+        self.get(memory_id)
+        return [self._records[i] for i in self._graph.evidence_of(memory_id) if i in self._records]
+
+    def dependents_of(self, memory_id: str) -> list[MemoryRecord]:
+        self.get(memory_id)
+        return [self._records[i] for i in self._graph.dependents_of(memory_id)]

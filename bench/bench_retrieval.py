@@ -50,8 +50,11 @@ def run_harness(anchors: Path, sizes: list[int], impls: list[str], precision: st
     rows = list(report["results"])
     rows += [{**skip, "median_ms": None} for skip in report.get("skipped", [])]
     for row in rows:
+        row["run"] = precision
         if row.get("impl") == "P":
             row["impl"] = f"P ({precision})"
+        elif row.get("impl") == "C":
+            row["impl"] = f"C (run {precision})"
     return rows
 
 
@@ -112,20 +115,25 @@ class _Fixed:
 
 
 def markdown(rows: list[dict], add_us: dict[int, float], ann: dict[str, float]) -> str:
-    base = {r["n"]: r["median_ms"] for r in rows if r["impl"] == "C" and r.get("median_ms")}
+    base = {
+        (r["run"], r["n"]): r["median_ms"]
+        for r in rows
+        if r["impl"].startswith("C") and r.get("median_ms")
+    }
     lines = [
         "| impl | N | median ms | p10–p90 ms | × numpy C (same run) | recall@10 | build s |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in sorted(rows, key=lambda r: (r["impl"], r["n"])):
         if r.get("median_ms") is None:
-            lines.append(f"| {r['impl']} | {r['n']:,} | skipped: {r.get('skip', '')} | | | | |")
+            lines.append(f"| {r['impl']} | {r['n']:,} | skipped: {r.get('reason', '')} | | | | |")
             continue
-        ratio = r["median_ms"] / base[r["n"]] if r["n"] in base else float("nan")
-        recall = r.get("recall")
+        key = (r["run"], r["n"])
+        ratio = r["median_ms"] / base[key] if key in base else float("nan")
+        recall = "" if r.get("recall") is None else f"{r['recall']:.2f}"
         lines.append(
             f"| {r['impl']} | {r['n']:,} | {r['median_ms']:.2f} "
-            f"| {r['p10_ms']:.2f}–{r['p90_ms']:.2f} | {ratio:.2f} | {'' if recall is None else f'{recall:.2f}'} | {r['build_s']:.2f} |"
+            f"| {r['p10_ms']:.2f}–{r['p90_ms']:.2f} | {ratio:.2f} | {recall} | {r['build_s']:.2f} |"
         )
     lines += ["", "| add one memory at N (µs, embedding and rating excluded) | |", "|---|---:|"]
     lines += [f"| {n:,} | {us:.1f} |" for n, us in add_us.items()]
@@ -146,7 +154,7 @@ def main() -> None:
     if not args.anchors.is_file():
         sys.exit(f"error: anchors harness not found at {args.anchors} (pass --anchors PATH)")
     rows = run_harness(args.anchors, args.sizes, ["C", "P"], "float32")
-    rows += [r for r in run_harness(args.anchors, args.sizes, ["P"], "float16") if r["impl"] != "C"]
+    rows += run_harness(args.anchors, args.sizes, ["C", "P"], "float16")
     add_us = {n: add_one_cost(n) for n in args.sizes}
     ann = ann_recall(args.ann_size)
     RESULTS.mkdir(parents=True, exist_ok=True)

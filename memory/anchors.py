@@ -33,8 +33,8 @@ def project_build(
         importance,
         last_access_hours,
         last_access_hours,
-        np.full(count, KIND_CODES[MemoryKind.OBSERVATION], dtype=np.int8),  # type: ignore[arg-type]
-        np.full(count, STATUS_CODES[MemoryStatus.ACTIVE], dtype=np.int8),  # type: ignore[arg-type]
+        np.full(count, KIND_CODES[MemoryKind.OBSERVATION], dtype=np.int8),
+        np.full(count, STATUS_CODES[MemoryStatus.ACTIVE], dtype=np.int8),
     )
     return index
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from memory.errors import EmbeddingShapeError
 
+Column = Sequence[float] | Sequence[int] | np.ndarray
 _GROWTH = 2
 _MIN_CAPACITY = 1024
 _REBASE_LIMIT = 1e250
@@ -79,11 +80,11 @@ class OwnerIndex:
         self,
         ids: Sequence[str],
         embeddings: np.ndarray,
-        importance: Sequence[float],
-        last_access_hours: Sequence[float],
-        created_hours: Sequence[float],
-        kinds: Sequence[int],
-        statuses: Sequence[int],
+        importance: Column,
+        last_access_hours: Column,
+        created_hours: Column,
+        kinds: Column,
+        statuses: Column,
     ) -> None:
         count = len(ids)
         if embeddings.shape != (count, self.dimension):

@@ -68,7 +68,8 @@ def new_memory(**fields: Any) -> NewMemory:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "memory"
-        raise InvalidMemoryError(f"{where}: {first['msg']} (got {first.get('input')!r})") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise InvalidMemoryError(f"{where}: {message} (got {first.get('input')!r})") from None
 
 
 @dataclass

@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from mindstream import cli_lm
+from mindstream import cli_lm, cli_memory
 from mindstream.cli_support import clean_errors, offline_environment
 
 app = typer.Typer(
@@ -15,6 +15,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(cli_lm.app, name="lm")
+app.add_typer(cli_memory.app, name="memory")
 
 
 @app.command()

@@ -11,7 +11,20 @@ runner = CliRunner()
 
 
 @pytest.mark.parametrize(
-    "args", [[], ["lm"], ["lm", "chat"], ["lm", "rate"], ["lm", "embed"], ["demo"]]
+    "args",
+    [
+        [],
+        ["lm"],
+        ["lm", "chat"],
+        ["lm", "rate"],
+        ["lm", "embed"],
+        ["demo"],
+        ["memory"],
+        ["memory", "add"],
+        ["memory", "search"],
+        ["memory", "forget"],
+        ["memory", "stats"],
+    ],
 )
 def test_every_command_has_help(args: list[str]) -> None:
     result = runner.invoke(app, [*args, "--help"])
@@ -26,6 +39,7 @@ def test_every_command_has_help(args: list[str]) -> None:
         (["lm", "rate", ""], "MEMORY is empty"),
         (["lm", "embed", ""], "TEXT is empty"),
         (["lm", "chat", "hi", "--model", "nope:x"], "unknown model scheme"),
+        (["memory", "stats", "--store", __file__], "is a file"),
     ],
 )
 def test_bad_input_is_one_clean_line(args: list[str], message: str) -> None:

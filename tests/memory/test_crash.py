@@ -23,7 +23,8 @@ WRITER = textwrap.dedent(
     stream = MemoryStream(ChromaStore.persistent(sys.argv[1]), HashEmbeddings())
     i = 0
     while True:
-        record = stream.add(f"memory number {i} " + "word " * (i % 50), owner="crash", importance=1 + i % 10)
+        text = f"memory number {i} " + "word " * (i % 50)
+        record = stream.add(text, owner="crash", importance=1 + i % 10)
         print(record.id, i, flush=True)
         i += 1
     """

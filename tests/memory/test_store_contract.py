@@ -64,7 +64,11 @@ def test_update_changes_mutable_fields_and_keeps_order(store: MemoryStore) -> No
     store.put(records, _vectors(5))
     later = datetime(2023, 2, 14, 9, 30, tzinfo=UTC)
     changed = records[1].model_copy(
-        update={"status": MemoryStatus.FORGOTTEN, "last_accessed_at": later, "metadata": {"stale": True}}
+        update={
+            "status": MemoryStatus.FORGOTTEN,
+            "last_accessed_at": later,
+            "metadata": {"stale": True},
+        }
     )
     store.update([changed])
     loaded, _ = _load_all(store)

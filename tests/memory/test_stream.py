@@ -31,8 +31,18 @@ from memory.retriever import MemoryStreamRetriever
 def test_a_memory_touched_an_hour_ago_outranks_one_touched_a_week_ago(
     stream: MemoryStream, clock: ManualClock
 ) -> None:
-    old = stream.add("coffee at Hobbs Cafe", owner="ana", importance=5, created_at=clock.now() - timedelta(days=7))
-    new = stream.add("coffee at Hobbs Cafe", owner="ana", importance=5, created_at=clock.now() - timedelta(hours=1))
+    old = stream.add(
+        "coffee at Hobbs Cafe",
+        owner="ana",
+        importance=5,
+        created_at=clock.now() - timedelta(days=7),
+    )
+    new = stream.add(
+        "coffee at Hobbs Cafe",
+        owner="ana",
+        importance=5,
+        created_at=clock.now() - timedelta(hours=1),
+    )
     found = stream.retrieve("coffee", 2, owner="ana")
     assert [m.record.id for m in found] == [new.id, old.id]
     assert found[0].recency == 1.0 and found[1].recency == 0.0
@@ -41,24 +51,39 @@ def test_a_memory_touched_an_hour_ago_outranks_one_touched_a_week_ago(
 
 
 def test_score_is_the_weighted_sum_of_normalised_parts(stream: MemoryStream) -> None:
-    for i, text in enumerate(["the party is on Friday", "I like tea", "party planning at the cafe"]):
+    for i, text in enumerate(
+        ["the party is on Friday", "I like tea", "party planning at the cafe"]
+    ):
         stream.add(text, owner="ana", importance=2 + 3 * i)
     weights = RetrievalWeights(recency=0.5, importance=2.0, relevance=3.0)
     for m in stream.retrieve("party", 3, owner="ana", weights=weights):
-        assert 0.0 <= min(m.recency, m.importance, m.relevance) <= max(m.recency, m.importance, m.relevance) <= 1.0
-        assert m.score == pytest.approx(0.5 * m.recency + 2 * m.importance + 3 * m.relevance, abs=1e-5)
+        assert (
+            0.0
+            <= min(m.recency, m.importance, m.relevance)
+            <= max(m.recency, m.importance, m.relevance)
+            <= 1.0
+        )
+        assert m.score == pytest.approx(
+            0.5 * m.recency + 2 * m.importance + 3 * m.relevance, abs=1e-5
+        )
 
 
 def test_weights_change_the_ranking(stream: MemoryStream) -> None:
     stream.add("talked about the weather", owner="ana", importance=9)
     stream.add("the party is at the cafe", owner="ana", importance=2)
-    by_importance = stream.retrieve("party cafe", 1, owner="ana", weights=RetrievalWeights(recency=0, importance=1, relevance=0))
-    by_relevance = stream.retrieve("party cafe", 1, owner="ana", weights=RetrievalWeights(recency=0, importance=0, relevance=1))
+    by_importance = stream.retrieve(
+        "party cafe", 1, owner="ana", weights=RetrievalWeights(recency=0, importance=1, relevance=0)
+    )
+    by_relevance = stream.retrieve(
+        "party cafe", 1, owner="ana", weights=RetrievalWeights(recency=0, importance=0, relevance=1)
+    )
     assert by_importance[0].record.text == "talked about the weather"
     assert by_relevance[0].record.text == "the party is at the cafe"
 
 
-def test_retrieval_updates_last_access_and_writes_it_back(tmp_path: Path, clock: ManualClock) -> None:
+def test_retrieval_updates_last_access_and_writes_it_back(
+    tmp_path: Path, clock: ManualClock
+) -> None:
     store = ChromaStore.persistent(tmp_path / "s")
     stream = MemoryStream(store, HashEmbeddings(), clock=clock)
     first = stream.add("walk in the park", owner="ana", importance=3)
@@ -69,8 +94,14 @@ def test_retrieval_updates_last_access_and_writes_it_back(tmp_path: Path, clock:
     stream.close()
     reopened = MemoryStream(ChromaStore.persistent(tmp_path / "s"), HashEmbeddings(), clock=clock)
     assert reopened.get(first.id).last_accessed_at == clock.now()
-    before = [(m.record.id, round(m.score, 6)) for m in stream.retrieve("book", 2, owner="ana", touch=False)]
-    after = [(m.record.id, round(m.score, 6)) for m in reopened.retrieve("book", 2, owner="ana", touch=False)]
+    before = [
+        (m.record.id, round(m.score, 6))
+        for m in stream.retrieve("book", 2, owner="ana", touch=False)
+    ]
+    after = [
+        (m.record.id, round(m.score, 6))
+        for m in reopened.retrieve("book", 2, owner="ana", touch=False)
+    ]
     assert before == after
 
 
@@ -79,9 +110,17 @@ def test_filters_by_kind_time_owner_and_status(stream: MemoryStream, clock: Manu
     clock.advance(hours=3)
     talk = stream.add("talked with Ben about bread", owner="ana", kind="dialogue", importance=4)
     stream.add("bread for Ben", owner="ben", importance=4)
-    assert {m.record.id for m in stream.retrieve("bread", 5, owner="ana", kinds=["plan"])} == {early.id}
-    assert {m.record.id for m in stream.retrieve("bread", 5, owner="ana", since=clock.now() - timedelta(hours=1))} == {talk.id}
-    assert {m.record.id for m in stream.retrieve("bread", 5, owner="ana", until=clock.now() - timedelta(hours=1))} == {early.id}
+    assert {m.record.id for m in stream.retrieve("bread", 5, owner="ana", kinds=["plan"])} == {
+        early.id
+    }
+    assert {
+        m.record.id
+        for m in stream.retrieve("bread", 5, owner="ana", since=clock.now() - timedelta(hours=1))
+    } == {talk.id}
+    assert {
+        m.record.id
+        for m in stream.retrieve("bread", 5, owner="ana", until=clock.now() - timedelta(hours=1))
+    } == {early.id}
     stream.forget(talk.id)
     assert {m.record.id for m in stream.retrieve("bread", 5, owner="ana")} == {early.id}
     assert len(stream.retrieve("bread", 5, owner="ana", include_inactive=True)) == 2
@@ -92,7 +131,9 @@ def test_bm25_and_hybrid_modes(stream: MemoryStream) -> None:
     stream.add("A magnet can attract iron nails", owner="u", kind="fact", importance=5)
     stream.add("Copper is not attracted by magnets", owner="u", kind="fact", importance=5)
     stream.add("The cafe opens at eight", owner="u", kind="fact", importance=5)
-    top = stream.retrieve("copper pan", 1, owner="u", mode="bm25", weights=RetrievalWeights(recency=0, importance=0))
+    top = stream.retrieve(
+        "copper pan", 1, owner="u", mode="bm25", weights=RetrievalWeights(recency=0, importance=0)
+    )
     assert top[0].record.text.startswith("Copper")
     hybrid = stream.retrieve("magnet iron", 3, owner="u", mode="hybrid")
     assert hybrid[0].record.text.startswith("A magnet")
@@ -132,7 +173,9 @@ def test_missing_importance_without_rater_is_refused(stream: MemoryStream) -> No
         ({"owner": ""}, "owner"),
     ],
 )
-def test_bad_memories_get_clear_errors_and_nothing_is_stored(stream: MemoryStream, fields: dict, message: str) -> None:
+def test_bad_memories_get_clear_errors_and_nothing_is_stored(
+    stream: MemoryStream, fields: dict, message: str
+) -> None:
     args = {"text": "hello", "owner": "ana", "importance": 3, **fields}
     with pytest.raises(InvalidMemoryError, match=message):
         stream.add(args.pop("text"), owner=args.pop("owner"), **args)
@@ -141,7 +184,9 @@ def test_bad_memories_get_clear_errors_and_nothing_is_stored(stream: MemoryStrea
 
 def test_wrong_embedding_size_is_refused(stream: MemoryStream) -> None:
     with pytest.raises(EmbeddingShapeError, match="384"):
-        stream.add_many([new_memory(text="x", owner="a", importance=2)], np.ones((1, 12), dtype=np.float32))
+        stream.add_many(
+            [new_memory(text="x", owner="a", importance=2)], np.ones((1, 12), dtype=np.float32)
+        )
     assert len(stream) == 0
 
 
@@ -155,8 +200,20 @@ def test_a_store_path_that_is_a_file_is_refused(tmp_path: Path) -> None:
 def test_provenance_trees_and_stale_reflections(stream: MemoryStream) -> None:
     a = stream.add("Klaus reads about gentrification", owner="k", importance=4)
     b = stream.add("Klaus writes his paper at the library", owner="k", importance=5)
-    insight = stream.add("Klaus is dedicated to research", owner="k", kind="reflection", importance=7, evidence=(a.id, b.id))
-    higher = stream.add("Klaus cares about his community", owner="k", kind="reflection", importance=8, evidence=(insight.id,))
+    insight = stream.add(
+        "Klaus is dedicated to research",
+        owner="k",
+        kind="reflection",
+        importance=7,
+        evidence=(a.id, b.id),
+    )
+    higher = stream.add(
+        "Klaus cares about his community",
+        owner="k",
+        kind="reflection",
+        importance=8,
+        evidence=(insight.id,),
+    )
     assert [r.id for r in stream.evidence_of(higher.id)] == [insight.id, a.id, b.id]
     assert [r.id for r in stream.dependents_of(a.id)] == [insight.id, higher.id]
     with pytest.raises(InvalidMemoryError, match="evidence"):
@@ -193,7 +250,9 @@ def test_recent_returns_the_latest_active_in_order(stream: MemoryStream) -> None
 def test_index_grows_past_its_first_capacity(stream: MemoryStream) -> None:
     items = [new_memory(text=f"memory {i}", owner="u", importance=1 + i % 9) for i in range(2500)]
     stream.add_many(items)
-    found = stream.retrieve("memory 2499", 1, owner="u", weights=RetrievalWeights(recency=0, importance=0))
+    found = stream.retrieve(
+        "memory 2499", 1, owner="u", weights=RetrievalWeights(recency=0, importance=0)
+    )
     assert found[0].record.text == "memory 2499"
 
 

@@ -1,0 +1,122 @@
+"""`mindstream memory ...`: inspect and edit a memory store from the terminal."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memory import ChromaStore, MemoryKind, MemoryStream, RetrievalWeights, scorer_rater
+from mindstream.cli_support import clean_errors, console
+
+app = typer.Typer(help="Inspect and edit a memory store (chromadb on disk).", no_args_is_help=True)
+
+StorePath = Annotated[Path, typer.Option("--store", "-s", help="Folder of the chromadb store.")]
+Owner = Annotated[str, typer.Option("--owner", "-o", help="Whose memories (agent or user id).")]
+
+
+def open_stream(store: Path, *, with_rater: bool = False) -> MemoryStream:
+    from lm.embeddings import MiniLMEmbeddings
+
+    rater = None
+    if with_rater:
+        from lm.local import LocalChatModel
+
+        rater = scorer_rater(LocalChatModel())
+    return MemoryStream(ChromaStore.persistent(store), MiniLMEmbeddings(), rater=rater)
+
+
+@app.command()
+@clean_errors
+def add(
+    text: Annotated[str, typer.Argument(help="The memory's text.")],
+    store: StorePath,
+    owner: Owner = "user",
+    kind: Annotated[MemoryKind, typer.Option(help="Kind of memory.")] = MemoryKind.OBSERVATION,
+    importance: Annotated[
+        float | None, typer.Option(help="1-10; omitted: rated by the local model.")
+    ] = None,
+) -> None:
+    """Add one memory (embedded with MiniLM; rated by the local model unless --importance)."""
+    stream = open_stream(store, with_rater=importance is None)
+    record = stream.add(text, owner=owner, kind=kind, importance=importance)
+    stream.close()
+    console.print(f"added {record.id} (importance {record.importance:.1f})")
+
+
+@app.command()
+@clean_errors
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    store: StorePath,
+    owner: Owner = "user",
+    k: Annotated[int, typer.Option("-k", help="How many memories.")] = 10,
+    mode: Annotated[str, typer.Option(help="embedding, bm25 or hybrid relevance.")] = "embedding",
+    original_weights: Annotated[
+        bool, typer.Option(help="Use the original code's 0.5/2/3 weights instead of 1/1/1.")
+    ] = False,
+    touch: Annotated[bool, typer.Option(help="Update last access, as agents do.")] = False,
+) -> None:
+    """Retrieve memories and show the three parts of each score."""
+    stream = open_stream(store)
+    weights = RetrievalWeights.original_code() if original_weights else RetrievalWeights()
+    found = stream.retrieve(query, k, owner=owner, mode=mode, weights=weights, touch=touch)  # type: ignore[arg-type]
+    stream.close()
+    table = Table(title=f"{len(found)} memories of {owner} for {query!r} ({mode})")
+    for column in ("score", "rec", "imp", "rel"):
+        table.add_column(column, justify="right")
+    table.add_column("memory", ratio=1)
+    table.add_column("id", no_wrap=True, min_width=8)
+    for m in found:
+        when = m.record.created_at.strftime("%m-%d %H:%M")
+        table.add_row(
+            f"{m.score:.2f}",
+            f"{m.recency:.2f}",
+            f"{m.importance:.2f}",
+            f"{m.relevance:.2f}",
+            f"[dim]{when} {m.record.kind.value}[/] {m.record.text}",
+            m.record.id[:8],
+        )
+    console.print(table)
+    console.print("[dim]rec, imp, rel: recency, importance, relevance, min-max normalised[/]")
+
+
+@app.command()
+@clean_errors
+def forget(
+    memory_id: Annotated[str, typer.Argument(help="Id (or unique prefix) of the memory.")],
+    store: StorePath,
+) -> None:
+    """Mark a memory forgotten; reflections citing it become stale."""
+    stream = open_stream(store)
+    matches = [r.id for r in stream.records() if r.id.startswith(memory_id)]
+    if len(matches) != 1:
+        raise ValueError(f"{memory_id!r} matches {len(matches)} memories; give more of the id")
+    record = stream.forget(matches[0])
+    stale = stream.stale(record.owner)
+    stream.close()
+    console.print(f"forgot {record.id}; {len(stale)} reflection(s) of {record.owner} now stale")
+
+
+@app.command()
+@clean_errors
+def stats(store: StorePath) -> None:
+    """Count memories per owner, kind and status."""
+    stream = open_stream(store)
+    table = Table("owner", "memories", "by kind", "by status", "stale")
+    for owner in stream.owners():
+        records = stream.records(owner)
+        kinds = Counter(r.kind.value for r in records)
+        statuses = Counter(r.status.value for r in records)
+        table.add_row(
+            owner,
+            str(len(records)),
+            ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())),
+            ", ".join(f"{k} {n}" for k, n in sorted(statuses.items())),
+            str(len(stream.stale(owner))),
+        )
+    console.print(table)
+    console.print(f"{len(stream)} memories in {store}")

@@ -1,0 +1,89 @@
+"""The memory stream on real MiniLM embeddings and real model importance ratings."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memory import (
+    ChromaStore,
+    ManualClock,
+    MemoryStream,
+    RetrievalWeights,
+    new_memory,
+    scorer_rater,
+)
+from memory.retriever import MemoryStreamRetriever
+from tests.conftest import DATA
+
+pytestmark = pytest.mark.real_model
+
+START = datetime(2023, 2, 6, tzinfo=UTC)
+# query -> (memories expected in the top 5, how many of them must be there).
+# Measured with hybrid relevance and the original code's weights (0.5/2/3): 11 of 12 found.
+# "Who is coming..." finds one of its two invitations. With the paper's equal weights and
+# embedding relevance only 3 of 6 queries are fully answered: over 30 memories, min-max
+# normalised recency and importance pull the newest and most "important" memories into
+# every top 5.
+EXPECTED = {
+    "What does Isabella think about the party?": ({"w04", "w15", "w29"}, 3),
+    "Who is coming to the Valentine's Day party?": ({"w07", "w08"}, 1),
+    "What does Isabella know about Sam Moore's election?": ({"w10", "w20"}, 2),
+    "What did Isabella eat for breakfast?": ({"w06", "w22"}, 2),
+    "What is wrong with the espresso machine?": ({"w23", "w24"}, 2),
+    "Who is helping Isabella decorate?": ({"w18"}, 1),
+}
+
+
+@pytest.fixture(scope="module")
+def week_stream(real_chat_model, real_embedder, tmp_path_factory):  # type: ignore[no-untyped-def]
+    items = [json.loads(line) for line in (DATA / "isabella_week.jsonl").read_text().splitlines()]
+    clock = ManualClock(START)
+    store = ChromaStore.persistent(Path(tmp_path_factory.mktemp("week")) / "store")
+    stream = MemoryStream(store, real_embedder, clock=clock, rater=scorer_rater(real_chat_model))
+    memories = [
+        new_memory(
+            text=item["text"],
+            owner="isabella",
+            kind=item["kind"],
+            created_at=START + timedelta(days=item["day"], hours=item["hour"]),
+            metadata={"label": item["id"]},
+        )
+        for item in items
+    ]
+    stream.add_many(memories)
+    clock.set(START + timedelta(days=7))
+    return stream
+
+
+@pytest.mark.parametrize("query", list(EXPECTED))
+def test_queries_find_the_expected_memories_in_the_top_five(week_stream, query: str) -> None:  # type: ignore[no-untyped-def]
+    expected, needed = EXPECTED[query]
+    found = week_stream.retrieve(
+        query,
+        5,
+        owner="isabella",
+        touch=False,
+        mode="hybrid",
+        weights=RetrievalWeights.original_code(),
+    )
+    labels = {m.record.metadata["label"] for m in found}
+    assert len(expected & labels) >= needed, [m.record.text for m in found]
+
+
+def test_model_rated_importance_separates_party_news_from_chores(week_stream) -> None:  # type: ignore[no-untyped-def]
+    by_label = {r.metadata["label"]: r.importance for r in week_stream.records("isabella")}
+    chores = [by_label[k] for k in ("w09", "w19", "w26", "w28")]
+    events = [by_label[k] for k in ("w03", "w10", "w15", "w27")]
+    assert min(events) > max(chores) or sum(events) / 4 > sum(chores) / 4 + 0.5, by_label
+
+
+def test_langchain_retriever_on_real_embeddings(week_stream) -> None:  # type: ignore[no-untyped-def]
+    retriever = MemoryStreamRetriever(
+        memory_stream=week_stream, owner="isabella", k=3, mode="hybrid"
+    )
+    docs = retriever.invoke("espresso machine repair")
+    assert any("espresso" in d.page_content for d in docs)

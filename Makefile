@@ -45,6 +45,7 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_lm.py
+	$(PY) bench/bench_retrieval.py
 
 clean-cache:
 	rm -rf $${MINDSTREAM_CACHE_DIR:-$$HOME/.cache/mindstream}

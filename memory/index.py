@@ -21,9 +21,12 @@ import numpy as np
 from memory.errors import EmbeddingShapeError
 
 Column = Sequence[float] | Sequence[int] | np.ndarray
-_GROWTH = 2
+# Growing copies every row, so capacity grows geometrically (amortised O(1) appends) and
+# always leaves headroom: an index built in one go takes its next appends without a copy.
+_GROWTH = 1.5
+_HEADROOM = 1.25
 _MIN_CAPACITY = 1024
-_REBASE_LIMIT = 1e250
+_REBASE_LIMIT = 1e30  # growth is float32 (max 3e38): rebase long before it overflows
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,13 @@ class Scored:
     recency: np.ndarray
     importance: np.ndarray
     relevance: np.ndarray
+
+
+def _bounds(values: np.ndarray) -> tuple[float, float]:
+    """Low end and span of the values; span 0 when they are (numerically) constant."""
+    low, high = float(values.min()), float(values.max())
+    span = high - low
+    return low, (span if span > 1e-12 * max(1.0, abs(high)) else 0.0)
 
 
 def minmax(values: np.ndarray) -> np.ndarray:
@@ -67,7 +77,7 @@ class OwnerIndex:
         self.embeddings: np.ndarray = np.zeros((capacity, self.dimension), dtype=self.dtype)
         self.importance: np.ndarray = np.zeros(capacity, dtype=np.float32)
         self.last_access: np.ndarray = np.zeros(capacity, dtype=np.float64)
-        self.growth: np.ndarray = np.zeros(capacity, dtype=np.float64)
+        self.growth: np.ndarray = np.zeros(capacity, dtype=np.float32)
         self.created: np.ndarray = np.zeros(capacity, dtype=np.float64)
         self.kind: np.ndarray = np.zeros(capacity, dtype=np.int8)
         self.status: np.ndarray = np.zeros(capacity, dtype=np.int8)
@@ -75,6 +85,7 @@ class OwnerIndex:
             getattr(self, name)[: self.size] = array[: self.size]
         self.capacity = capacity
         self._torch_view = None
+        self._importance_cache: np.ndarray | None = None
 
     def append(
         self,
@@ -92,7 +103,8 @@ class OwnerIndex:
                 f"embeddings have shape {embeddings.shape}, expected ({count}, {self.dimension})"
             )
         if self.size + count > self.capacity:
-            self._alloc(max(self.capacity * _GROWTH, self.size + count))
+            needed = self.size + count
+            self._alloc(max(int(self.capacity * _GROWTH), int(needed * _HEADROOM)))
         start, end = self.size, self.size + count
         last = np.asarray(last_access_hours, dtype=np.float64)
         if self.ref_hours is None:
@@ -101,23 +113,30 @@ class OwnerIndex:
         self.importance[start:end] = importance
         self.last_access[start:end] = last
         self.growth[start:end] = self._growth(last)
+        self._rebase_if_needed(float(last.max()) if count else self.ref_hours)
         self.created[start:end] = created_hours
         self.kind[start:end] = kinds
         self.status[start:end] = statuses
+        self._importance_cache = None
         self.row_of.update((memory_id, start + i) for i, memory_id in enumerate(ids))
         self.ids.extend(ids)
         self.size = end
 
     def _growth(self, last_hours: np.ndarray) -> np.ndarray:
         assert self.ref_hours is not None
-        return np.exp(-self.log_decay * (last_hours - self.ref_hours))
+        return np.exp(-self.log_decay * (last_hours - self.ref_hours)).astype(np.float32)
 
     def touch(self, rows: np.ndarray, now_hours: float) -> None:
         """Set last access of `rows` to now (what every retrieval does to its results)."""
         self.last_access[rows] = now_hours
         self.growth[rows] = self._growth(np.full(len(rows), now_hours))
-        if self.growth[rows].max(initial=0.0) > _REBASE_LIMIT:
-            self.ref_hours = now_hours
+        self._rebase_if_needed(now_hours)
+
+    def _rebase_if_needed(self, latest_hours: float) -> None:
+        """Move the reference time forward before float32 growth values could overflow."""
+        assert self.ref_hours is not None
+        if -self.log_decay * (latest_hours - self.ref_hours) > np.log(_REBASE_LIMIT):
+            self.ref_hours = latest_hours
             self.growth[: self.size] = self._growth(self.last_access[: self.size])
 
     def relevance(self, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -145,20 +164,42 @@ class OwnerIndex:
     ) -> Scored:
         """Top-k rows by w_rec·recency + w_imp·importance + w_rel·relevance, each min-max
         normalised over the candidates (`rows`, or every memory); `relevance` is aligned
-        with the candidates."""
+        with the candidates.
+
+        Ranking uses the score minus a constant, a·g + b·relevance + w_imp·importance_norm,
+        so no normalised copy of a whole column is made; the exact parts are computed for
+        the k winners only.
+        """
         growth = self.growth[: self.size] if rows is None else self.growth[rows]
-        importance = self.importance[: self.size] if rows is None else self.importance[rows]
+        importance_norm = self._importance_norm() if rows is None else minmax(self.importance[rows])
         w_rec, w_imp, w_rel = weights
-        rec, imp, rel = minmax(growth), minmax(importance), minmax(relevance)
-        total = w_rec * rec + w_imp * imp + w_rel * rel
-        k = min(k, total.size)
+        k = min(k, growth.size)
         if k == 0:
             empty = np.zeros(0, dtype=np.float32)
             return Scored(np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
-        top = np.argpartition(-total, k - 1)[:k] if k < total.size else np.arange(total.size)
-        top = top[np.argsort(-total[top], kind="stable")]
+        g_low, g_span = _bounds(growth)
+        r_low, r_span = _bounds(relevance)
+        ranking = np.multiply(relevance, w_rel / r_span if r_span else 0.0, dtype=np.float32)
+        if w_rec and g_span:
+            ranking += growth * np.float32(w_rec / g_span)
+        if w_imp:
+            ranking += w_imp * importance_norm
+        n = ranking.size
+        top = np.argpartition(ranking, n - k)[n - k :] if k < n else np.arange(n)
+        top = top[np.argsort(-ranking[top], kind="stable")]
+        rec = (growth[top] - g_low) / g_span if g_span else np.full(k, 0.5, np.float32)
+        rel = (relevance[top] - r_low) / r_span if r_span else np.full(k, 0.5, np.float32)
+        imp = importance_norm[top]
+        total = w_rec * rec + w_imp * imp + w_rel * rel
+        order = np.argsort(-total, kind="stable")  # exact order among the winners
+        top, rec, imp, rel, total = top[order], rec[order], imp[order], rel[order], total[order]
         chosen = top if rows is None else rows[top]
-        return Scored(chosen, total[top], rec[top], imp[top], rel[top])
+        return Scored(chosen, total, rec, imp, rel)
+
+    def _importance_norm(self) -> np.ndarray:
+        if self._importance_cache is None:
+            self._importance_cache = minmax(self.importance[: self.size])
+        return self._importance_cache
 
     def recency_raw(self, rows: np.ndarray, now_hours: float) -> np.ndarray:
         return np.exp(self.log_decay * (now_hours - self.last_access[rows]))

@@ -6,13 +6,23 @@ foundation does, with its timings and model-call accounting.
 
 from __future__ import annotations
 
+import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 
 from rich.table import Table
 
 from lm import CallLedger, LocalModelConfig, belief, choose, rate_importance
 from lm.embeddings import MiniLMEmbeddings
 from lm.local import LocalChatModel
+from memory import (
+    ChromaStore,
+    ManualClock,
+    MemoryStream,
+    RetrievalWeights,
+    new_memory,
+    scorer_rater,
+)
 from mindstream.cli_support import console
 
 DEMO_MEMORIES = (
@@ -76,8 +86,53 @@ def run_demo() -> None:
         f"embeddings ({vectors.shape[1]}-d): similarity party~celebration "
         f"{float(vectors[0] @ vectors[1]):.2f}, party~tax law {float(vectors[0] @ vectors[2]):.2f}"
     )
+    _memory_showcase(model, embedder)
     console.print(ledger.table())
     console.print(f"demo wall time: {time.perf_counter() - start:.1f} s")
+
+
+DEMO_WEEK = (
+    (0, "Isabella decided to host a Valentine's Day party at Hobbs Cafe on February 14th"),
+    (2, "Isabella served blueberry muffins to the morning regulars"),
+    (20, "Isabella invited Maria Lopez to the party and Maria said she would come"),
+    (30, "Isabella wiped the tables and locked the cafe"),
+    (50, "Isabella worries that not enough people will come to her party"),
+    (70, "Tom told Isabella that Sam Moore is running for mayor"),
+)
+
+
+def _memory_showcase(model: LocalChatModel, embedder: MiniLMEmbeddings) -> None:
+    """A memory stream on disk: model-rated importance, real embeddings, scored retrieval."""
+    start = time.perf_counter()
+    clock = ManualClock(datetime(2023, 2, 6, 8, 0, tzinfo=UTC))
+    with tempfile.TemporaryDirectory() as folder:
+        rater = scorer_rater(model.for_component("importance"))
+        stream = MemoryStream(ChromaStore.persistent(folder), embedder, clock=clock, rater=rater)
+        begin = clock.now()
+        stream.add_many(
+            [
+                new_memory(text=text, owner="isabella", created_at=begin + timedelta(hours=h))
+                for h, text in DEMO_WEEK
+            ]
+        )
+        clock.advance(hours=96)
+        query = "What does Isabella think about the party?"
+        found = stream.retrieve(
+            query, 3, owner="isabella", mode="hybrid", weights=RetrievalWeights.original_code()
+        )
+        stream.close()
+    table = Table("score", "rec", "imp", "rel", "importance 1-10", "memory", title=query)
+    for m in found:
+        table.add_row(
+            f"{m.score:.2f}",
+            f"{m.recency:.2f}",
+            f"{m.importance:.2f}",
+            f"{m.relevance:.2f}",
+            f"{m.record.importance:.1f}",
+            m.record.text,
+        )
+    console.print(table)
+    console.print(f"[dim]memory stream on chromadb: {time.perf_counter() - start:.2f} s[/]")
 
 
 def _timed(label: str, action):

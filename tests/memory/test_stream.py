@@ -249,11 +249,12 @@ def test_recent_returns_the_latest_active_in_order(stream: MemoryStream) -> None
 
 def test_index_grows_past_its_first_capacity(stream: MemoryStream) -> None:
     items = [new_memory(text=f"memory {i}", owner="u", importance=1 + i % 9) for i in range(2500)]
+    items.append(new_memory(text="the lighthouse keeper's diary", owner="u", importance=3))
     stream.add_many(items)
-    found = stream.retrieve(
-        "memory 2499", 1, owner="u", weights=RetrievalWeights(recency=0, importance=0)
-    )
-    assert found[0].record.text == "memory 2499"
+    weights = RetrievalWeights(recency=0, importance=0)
+    found = stream.retrieve("lighthouse keeper diary", 1, owner="u", weights=weights)
+    assert found[0].record.text == "the lighthouse keeper's diary"
+    assert len(stream.recent(3000, owner="u")) == 2501
 
 
 def test_ann_prefilter_rescores_candidates_from_the_store(clock: ManualClock) -> None:

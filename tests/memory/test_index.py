@@ -1,0 +1,72 @@
+"""The vectorised index against a plain reference implementation of the paper's formula."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.anchors import project_build, project_retrieve
+from memory.index import OwnerIndex
+
+
+def _reference(E, last, imp, q, now, weights, decay, rows=None):  # type: ignore[no-untyped-def]
+    rows = np.arange(len(E)) if rows is None else rows
+
+    def mm(x):  # type: ignore[no-untyped-def]
+        return (x - x.min()) / (x.max() - x.min())
+
+    rec, im, rel = mm(decay ** (now - last[rows])), mm(imp[rows]), mm(E[rows] @ q)
+    score = weights[0] * rec + weights[1] * im + weights[2] * rel
+    return rows[np.argsort(-score)[:10]], np.sort(score)[::-1][:10]
+
+
+@pytest.mark.parametrize("precision", ["float32", "float16"])
+def test_top_k_matches_the_reference_through_repeated_retrievals(precision: str) -> None:
+    rng = np.random.default_rng(7)
+    n, decay, weights = 5000, 0.99, (0.5, 2.0, 3.0)
+    E = rng.standard_normal((n, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    imp = rng.integers(1, 11, n).astype(np.float32)
+    last = rng.uniform(0, 720, n)
+    index = OwnerIndex(384, decay, precision)
+    index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    now = 720.0
+    for _ in range(5):
+        q = E[rng.integers(n)] * 0.3 + rng.standard_normal(384).astype(np.float32) * 0.05
+        q /= np.linalg.norm(q)
+        expected_rows, expected_scores = _reference(E, last, imp, q, now, weights, decay)
+        top = index.score(index.relevance(q), weights, 10)
+        assert set(top.rows.tolist()) == set(expected_rows.tolist())
+        tolerance = 1e-5 if precision == "float32" else 5e-3
+        assert np.allclose(top.score, expected_scores, atol=tolerance)
+        index.touch(top.rows, now)
+        last[top.rows] = now
+        now += 1.5
+
+
+def test_filtered_candidates_are_normalised_over_themselves() -> None:
+    rng = np.random.default_rng(3)
+    n = 400
+    E = rng.standard_normal((n, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    imp = rng.integers(1, 11, n).astype(np.float32)
+    last = rng.uniform(0, 100, n)
+    index = OwnerIndex(384, 0.995, "float32")
+    index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    rows = np.arange(0, n, 3)
+    q = E[5]
+    expected_rows, expected_scores = _reference(E, last, imp, q, 120.0, (1, 1, 1), 0.995, rows)
+    top = index.score(index.relevance(q, rows), (1.0, 1.0, 1.0), 10, rows)
+    assert top.rows.tolist() == expected_rows.tolist()
+    assert np.allclose(top.score, expected_scores, atol=1e-5)
+
+
+def test_bench_plugin_returns_rows_and_updates_last_access() -> None:
+    rng = np.random.default_rng(0)
+    E = rng.standard_normal((50, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    params = {"decay": 0.99, "w_rec": 0.5, "w_imp": 2.0, "w_rel": 3.0, "normalize": "minmax"}
+    store = project_build(E, np.full(50, 5.0, np.float32), np.zeros(50), [], params)
+    rows = project_retrieve(store, "q", E[3], 10.0, 5, params)
+    assert 3 in rows and len(rows) == 5
+    assert np.all(store.last_access[rows] == 10.0)

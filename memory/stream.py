@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -102,6 +103,13 @@ class MemoryStream:
         self._pending: dict[str, MemoryRecord] = {}
         for records, vectors in store.load():
             self._index(records, vectors)
+
+    @classmethod
+    def open(cls, path: str | Path, embedder: Any, **options: Any) -> MemoryStream:
+        """The default: a stream persisted in a chromadb folder (created if missing)."""
+        from memory.stores.chroma import ChromaStore
+
+        return cls(ChromaStore.persistent(path), embedder, **options)
 
     # ---- adding ------------------------------------------------------------------------
     def add(

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memory import ChromaStore, MemoryKind, MemoryStream, RetrievalWeights, scorer_rater
+from memory import MemoryKind, MemoryStream, RetrievalWeights, scorer_rater
 from mindstream.cli_support import clean_errors, console
 
 app = typer.Typer(help="Inspect and edit a memory store (chromadb on disk).", no_args_is_help=True)
@@ -26,7 +26,7 @@ def open_stream(store: Path, *, with_rater: bool = False) -> MemoryStream:
         from lm.local import LocalChatModel
 
         rater = scorer_rater(LocalChatModel())
-    return MemoryStream(ChromaStore.persistent(store), MiniLMEmbeddings(), rater=rater)
+    return MemoryStream.open(store, MiniLMEmbeddings(), rater=rater)
 
 
 @app.command()

@@ -84,8 +84,7 @@ def test_weights_change_the_ranking(stream: MemoryStream) -> None:
 def test_retrieval_updates_last_access_and_writes_it_back(
     tmp_path: Path, clock: ManualClock
 ) -> None:
-    store = ChromaStore.persistent(tmp_path / "s")
-    stream = MemoryStream(store, HashEmbeddings(), clock=clock)
+    stream = MemoryStream.open(tmp_path / "s", HashEmbeddings(), clock=clock)
     first = stream.add("walk in the park", owner="ana", importance=3)
     stream.add("read a book", owner="ana", importance=3)
     clock.advance(hours=5)

@@ -70,3 +70,23 @@ def test_bench_plugin_returns_rows_and_updates_last_access() -> None:
     rows = project_retrieve(store, "q", E[3], 10.0, 5, params)
     assert 3 in rows and len(rows) == 5
     assert np.all(store.last_access[rows] == 10.0)
+
+
+@pytest.mark.parametrize("share", [0.1, 0.9])
+def test_half_precision_relevance_of_filtered_rows(share: float) -> None:
+    rng = np.random.default_rng(5)
+    n = 2000
+    E = rng.standard_normal((n, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    index = OwnerIndex(384, 0.99, "float16")
+    index.append(
+        [str(i) for i in range(n)],
+        E,
+        np.ones(n),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n),
+    )
+    rows = np.sort(rng.choice(n, int(n * share), replace=False))
+    assert np.allclose(index.relevance(E[0], rows), E[rows] @ E[0], atol=2e-3)

@@ -6,6 +6,7 @@ stays O(1) and a stream that never asks for BM25 never pays for it.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ class LexicalIndex:
     def scores(self, query: str) -> np.ndarray:
         import bm25s
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build
         if not self.texts:
             return np.zeros(0, dtype=np.float32)
         if self._retriever is None or self._indexed != len(self.texts):

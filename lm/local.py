@@ -22,7 +22,14 @@ from pydantic import ConfigDict, Field
 from lm.accounting import CallLedger
 from lm.config import DEFAULT_LOCAL_MODEL, LocalModelConfig
 from lm.loading import cached_smollm2_dir, load_causal_lm
-from lm.scoring import NO_LABELS, YES_LABELS, LogLikelihood, scale_labels, yes_share
+from lm.scoring import (
+    NO_LABELS,
+    YES_LABELS,
+    LogLikelihood,
+    expected_value,
+    scale_labels,
+    yes_share,
+)
 
 if TYPE_CHECKING:
     from lm.backend import CausalLMBackend, Completion
@@ -152,7 +159,7 @@ class LocalChatModel(BaseChatModel):
             prompts, scale_labels(low, high), self.settings.scoring_batch_size
         )
         self._account(read, start, calls=len(prompts))
-        return [sum((low + i) * p for i, p in enumerate(row)) for row in probs]
+        return [expected_value(row, low) for row in probs]
 
     def p_yes_batch(self, prompts: Sequence[str]) -> list[float]:
         start, read = time.perf_counter(), self.backend.tokens_read

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 MetadataValue = str | int | float | bool
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("text is empty")
+    return text
+
+
+MemoryText = Annotated[str, AfterValidator(_not_blank)]
 
 
 class MemoryKind(StrEnum):
@@ -42,20 +51,13 @@ class MemoryRecord(BaseModel):
     id: str
     owner: str = Field(min_length=1)
     kind: MemoryKind
-    text: str
+    text: MemoryText
     created_at: datetime
     last_accessed_at: datetime
     importance: float = Field(ge=1.0, le=10.0)
     evidence: tuple[str, ...] = ()
     status: MemoryStatus = MemoryStatus.ACTIVE
     metadata: dict[str, MetadataValue] = Field(default_factory=dict)
-
-    @field_validator("text")
-    @classmethod
-    def _text_not_empty(cls, text: str) -> str:
-        if not text.strip():
-            raise ValueError("text is empty")
-        return text
 
     @property
     def stale(self) -> bool:

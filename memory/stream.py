@@ -15,7 +15,7 @@ from typing import Any
 from uuid import uuid4
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory import corrections
 from memory.clock import Clock, SystemClock, to_hours
@@ -30,6 +30,7 @@ from memory.records import (
     MemoryKind,
     MemoryRecord,
     MemoryStatus,
+    MemoryText,
     MetadataValue,
     RelevanceMode,
     RetrievalWeights,
@@ -46,20 +47,13 @@ class NewMemory(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    text: str
+    text: MemoryText
     owner: str = Field(min_length=1)
     kind: MemoryKind = MemoryKind.OBSERVATION
     importance: float | None = Field(None, ge=1.0, le=10.0)
     evidence: tuple[str, ...] = ()
     metadata: dict[str, MetadataValue] = Field(default_factory=dict)
     created_at: datetime | None = None
-
-    @field_validator("text")
-    @classmethod
-    def _text_not_empty(cls, text: str) -> str:
-        if not text.strip():
-            raise ValueError("text is empty")
-        return text
 
 
 def new_memory(**fields: Any) -> NewMemory:

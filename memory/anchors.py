@@ -48,6 +48,6 @@ def project_retrieve(
     params: dict[str, Any],
 ) -> list[int]:
     weights = (float(params["w_rec"]), float(params["w_imp"]), float(params["w_rel"]))
-    top = store.score(store.relevance(query_embedding), weights, k)
+    top = store.search(query_embedding, weights, k)
     store.touch(top.rows, now_hours)
     return [int(row) for row in top.rows]

@@ -26,7 +26,10 @@ Column = Sequence[float] | Sequence[int] | np.ndarray
 _GROWTH = 1.5
 _HEADROOM = 1.25
 _MIN_CAPACITY = 1024
-_REBASE_LIMIT = 1e30  # growth is float32 (max 3e38): rebase long before it overflows
+_REBASE_LIMIT = 1e30
+# Largest |error| of a float16 matrix-vector product over unit vectors with float32
+# accumulation is ~2^-10 (storage rounding of both sides); 1.1e-4 was observed on 200k rows.
+HALF_SCAN_ERROR = 2e-3  # growth is float32 (max 3e38): rebase long before it overflows
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,16 @@ class OwnerIndex:
         self._alloc(_MIN_CAPACITY)
         self._torch_view: Any = None
 
-    _ARRAYS = ("embeddings", "importance", "last_access", "growth", "created", "kind", "status")
+    _ARRAYS = (
+        "embeddings",
+        "exact",
+        "importance",
+        "last_access",
+        "growth",
+        "created",
+        "kind",
+        "status",
+    )
 
     def _alloc(self, capacity: int) -> None:
         """(Re)allocate every array with room for `capacity` rows, keeping the filled ones."""
@@ -77,10 +89,13 @@ class OwnerIndex:
         self.embeddings: np.ndarray = np.zeros((capacity, self.dimension), dtype=self.dtype)
         self.importance: np.ndarray = np.zeros(capacity, dtype=np.float32)
         self.last_access: np.ndarray = np.zeros(capacity, dtype=np.float64)
-        self.growth: np.ndarray = np.zeros(capacity, dtype=np.float32)
+        self.growth: np.ndarray = np.zeros(capacity, dtype=np.float64)
         self.created: np.ndarray = np.zeros(capacity, dtype=np.float64)
         self.kind: np.ndarray = np.zeros(capacity, dtype=np.int8)
         self.status: np.ndarray = np.zeros(capacity, dtype=np.int8)
+        # float16 scans are re-ranked exactly from float32 rows (see `search`).
+        exact_width = self.dimension if self.dtype == np.float16 else 0
+        self.exact: np.ndarray = np.zeros((capacity, exact_width), dtype=np.float32)
         for name, array in previous.items():
             getattr(self, name)[: self.size] = array[: self.size]
         self.capacity = capacity
@@ -110,6 +125,8 @@ class OwnerIndex:
         if self.ref_hours is None:
             self.ref_hours = float(last.max()) if count else 0.0
         self.embeddings[start:end] = embeddings
+        if self.exact.shape[1]:
+            self.exact[start:end] = embeddings
         self.importance[start:end] = importance
         self.last_access[start:end] = last
         self.growth[start:end] = self._growth(last)
@@ -124,7 +141,7 @@ class OwnerIndex:
 
     def _growth(self, last_hours: np.ndarray) -> np.ndarray:
         assert self.ref_hours is not None
-        return np.exp(-self.log_decay * (last_hours - self.ref_hours)).astype(np.float32)
+        return np.exp(-self.log_decay * (last_hours - self.ref_hours))
 
     def touch(self, rows: np.ndarray, now_hours: float) -> None:
         """Set last access of `rows` to now (what every retrieval does to its results)."""
@@ -161,6 +178,101 @@ class OwnerIndex:
         vector = torch.from_numpy(query.astype(np.float16))
         return torch.mv(matrix, vector).float().numpy()
 
+    def search(
+        self,
+        query: np.ndarray,
+        weights: tuple[float, float, float],
+        k: int,
+        rows: np.ndarray | None = None,
+    ) -> Scored:
+        """Exact top-k by embedding relevance, whatever the storage precision.
+
+        A float16 scan has |error| <= HALF_SCAN_ERROR per row (float32 accumulation over unit
+        vectors), which moves a normalised score by at most delta = 4·w_rel·eps/span; every
+        row whose approximate score is within 2·delta of the approximate k-th is re-scored
+        from float32 rows, with the relevance extremes recomputed exactly too.
+        """
+        relevance = self.relevance(query, rows)
+        if self.dtype != np.float16 or not weights[2]:
+            return self.score(relevance, weights, k, rows)
+        return self._certified(query, relevance, weights, k, rows)
+
+    def _certified(
+        self,
+        query: np.ndarray,
+        approx: np.ndarray,
+        weights: tuple[float, float, float],
+        k: int,
+        rows: np.ndarray | None,
+    ) -> Scored:
+        eps = HALF_SCAN_ERROR
+        low, span = _bounds(approx)
+        if span <= 4 * eps:  # relevance (nearly) flat: re-score everything exactly
+            return self.score(self._exact_relevance(query, rows, None), weights, k, rows)
+        ranking, offset = self._ranking(approx, weights, rows)
+        k = min(k, ranking.size)
+        kth = float(np.partition(ranking, ranking.size - k)[ranking.size - k]) - offset
+        delta = 4 * weights[2] * eps / span
+        candidates = np.flatnonzero(ranking - offset >= kth - 2 * delta)
+        extremes = np.flatnonzero((approx <= low + 2 * eps) | (approx >= low + span - 2 * eps))
+        exact_extremes = self._exact_relevance(query, rows, extremes)
+        exact = self._exact_relevance(query, rows, candidates)
+        top = self._score_subset(candidates, exact, exact_extremes, weights, k, rows)
+        return top
+
+    def _exact_relevance(
+        self, query: np.ndarray, rows: np.ndarray | None, subset: np.ndarray | None
+    ) -> np.ndarray:
+        picked = rows if subset is None else (subset if rows is None else rows[subset])
+        matrix = self.exact[: self.size] if picked is None else self.exact[picked]
+        return np.asarray(matrix @ query.astype(np.float32), dtype=np.float32)
+
+    def _score_subset(
+        self,
+        subset: np.ndarray,
+        relevance: np.ndarray,
+        extremes: np.ndarray,
+        weights: tuple[float, float, float],
+        k: int,
+        rows: np.ndarray | None,
+    ) -> Scored:
+        """Score candidates (positions among `rows`) with exact relevance bounds."""
+        growth = self.growth[: self.size] if rows is None else self.growth[rows]
+        importance_norm = self._importance_norm() if rows is None else minmax(self.importance[rows])
+        g_low, g_span = _bounds(growth)
+        r_low, r_span = _bounds(extremes)
+        rec = (growth[subset] - g_low) / g_span if g_span else np.full(subset.size, 0.5, np.float32)
+        rel = (relevance - r_low) / r_span if r_span else np.full(subset.size, 0.5, np.float32)
+        imp = importance_norm[subset]
+        total = weights[0] * rec + weights[1] * imp + weights[2] * rel
+        order = np.argsort(-total, kind="stable")[:k]
+        chosen = subset[order] if rows is None else rows[subset[order]]
+        return Scored(chosen, total[order], rec[order], imp[order], rel[order])
+
+    def _ranking(
+        self, relevance: np.ndarray, weights: tuple[float, float, float], rows: np.ndarray | None
+    ) -> tuple[np.ndarray, float]:
+        """The score up to a constant, and that constant (the offset to subtract).
+
+        Columns are centred before scaling: near-equal relevance times a large 1/span would
+        otherwise lose the differences to float32 rounding.
+        """
+        growth = self.growth[: self.size] if rows is None else self.growth[rows]
+        importance_norm = self._importance_norm() if rows is None else minmax(self.importance[rows])
+        w_rec, w_imp, w_rel = weights
+        g_low, g_span = _bounds(growth)
+        r_low, r_span = _bounds(relevance)
+        ranking = np.subtract(relevance, np.float32(r_low), dtype=np.float32)
+        ranking *= np.float32(w_rel / r_span if r_span else 0.0)
+        offset = 0.0 if r_span else -0.5 * w_rel
+        if w_rec and g_span:
+            np.add(ranking, (growth - g_low) * (w_rec / g_span), out=ranking, casting="unsafe")
+        elif w_rec:
+            offset -= 0.5 * w_rec
+        if w_imp:
+            ranking += w_imp * importance_norm
+        return ranking, offset
+
     def score(
         self,
         relevance: np.ndarray,
@@ -172,35 +284,18 @@ class OwnerIndex:
         normalised over the candidates (`rows`, or every memory); `relevance` is aligned
         with the candidates.
 
-        Ranking uses the score minus a constant, a·g + b·relevance + w_imp·importance_norm,
-        so no normalised copy of a whole column is made; the exact parts are computed for
-        the k winners only.
+        Ranking uses the score minus a constant, so no normalised copy of a whole column is
+        made; the exact parts are computed for the k winners only.
         """
-        growth = self.growth[: self.size] if rows is None else self.growth[rows]
-        importance_norm = self._importance_norm() if rows is None else minmax(self.importance[rows])
-        w_rec, w_imp, w_rel = weights
-        k = min(k, growth.size)
+        k = min(k, relevance.size)
         if k == 0:
             empty = np.zeros(0, dtype=np.float32)
             return Scored(np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
-        g_low, g_span = _bounds(growth)
-        r_low, r_span = _bounds(relevance)
-        ranking = np.multiply(relevance, w_rel / r_span if r_span else 0.0, dtype=np.float32)
-        if w_rec and g_span:
-            ranking += growth * np.float32(w_rec / g_span)
-        if w_imp:
-            ranking += w_imp * importance_norm
+        ranking, _ = self._ranking(relevance, weights, rows)
         n = ranking.size
         top = np.argpartition(ranking, n - k)[n - k :] if k < n else np.arange(n)
-        top = top[np.argsort(-ranking[top], kind="stable")]
-        rec = (growth[top] - g_low) / g_span if g_span else np.full(k, 0.5, np.float32)
-        rel = (relevance[top] - r_low) / r_span if r_span else np.full(k, 0.5, np.float32)
-        imp = importance_norm[top]
-        total = w_rec * rec + w_imp * imp + w_rel * rel
-        order = np.argsort(-total, kind="stable")  # exact order among the winners
-        top, rec, imp, rel, total = top[order], rec[order], imp[order], rel[order], total[order]
-        chosen = top if rows is None else rows[top]
-        return Scored(chosen, total, rec, imp, rel)
+        extremes = np.array([relevance.min(), relevance.max()], dtype=np.float32)
+        return self._score_subset(top, relevance[top], extremes, weights, k, rows)
 
     def _importance_norm(self) -> np.ndarray:
         if self._importance_cache is None:

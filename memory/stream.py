@@ -21,7 +21,7 @@ from memory import corrections
 from memory.clock import Clock, SystemClock, to_hours
 from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
 from memory.importance import RateTexts
-from memory.index import OwnerIndex, minmax
+from memory.index import OwnerIndex, Scored, minmax
 from memory.lexical import LexicalIndex
 from memory.provenance import CitationGraph
 from memory.records import (
@@ -237,9 +237,8 @@ class MemoryStream:
         rows = self._candidates(state, kinds, since, until, include_inactive)
         if rows is not None and rows.size == 0:
             return []
-        relevance, rows = self._relevance(owner, state, query, rows, mode)
         w = weights or self.config.weights
-        top = state.index.score(relevance, (w.recency, w.importance, w.relevance), k, rows)
+        top = self._top(owner, state, query, rows, mode, (w.recency, w.importance, w.relevance), k)
         raw = state.index.recency_raw(top.rows, to_hours(moment))
         results = [
             ScoredMemory(
@@ -282,25 +281,33 @@ class MemoryStream:
             return None
         return np.flatnonzero(np.logical_and.reduce(masks))
 
-    def _relevance(
-        self, owner: str, state: _Owner, query: str, rows: np.ndarray | None, mode: RelevanceMode
-    ) -> tuple[np.ndarray, np.ndarray | None]:
+    def _top(
+        self,
+        owner: str,
+        state: _Owner,
+        query: str,
+        rows: np.ndarray | None,
+        mode: RelevanceMode,
+        weights: tuple[float, float, float],
+        k: int,
+    ) -> Scored:
         if mode not in ("embedding", "bm25", "hybrid"):
             raise InvalidMemoryError(f"mode: {mode!r} is not embedding, bm25 or hybrid")
         if mode == "bm25":
             scores = state.lexical.scores(query)
-            return (scores if rows is None else scores[rows]), rows
+            return state.index.score(scores if rows is None else scores[rows], weights, k, rows)
         vector = self._embed([query])[0]
-        threshold = self.config.ann_threshold
-        if mode == "embedding" and threshold is not None and state.index.size > threshold:
-            rows = self._ann_rows(owner, state, vector, rows)
-        cosine = state.index.relevance(vector, rows)
         if mode == "embedding":
-            return cosine, rows
+            threshold = self.config.ann_threshold
+            if threshold is not None and state.index.size > threshold:
+                rows = self._ann_rows(owner, state, vector, rows)
+            return state.index.search(vector, weights, k, rows)
+        cosine = state.index.relevance(vector, rows)
         lexical = state.lexical.scores(query)
         lexical = lexical if rows is None else lexical[rows]
         alpha = self.config.hybrid_alpha
-        return alpha * minmax(lexical) + (1 - alpha) * minmax(cosine), rows
+        hybrid = alpha * minmax(lexical) + (1 - alpha) * minmax(cosine)
+        return state.index.score(hybrid, weights, k, rows)
 
     def _ann_rows(
         self, owner: str, state: _Owner, vector: np.ndarray, rows: np.ndarray | None

@@ -35,10 +35,9 @@ def test_top_k_matches_the_reference_through_repeated_retrievals(precision: str)
         q = E[rng.integers(n)] * 0.3 + rng.standard_normal(384).astype(np.float32) * 0.05
         q /= np.linalg.norm(q)
         expected_rows, expected_scores = _reference(E, last, imp, q, now, weights, decay)
-        top = index.score(index.relevance(q), weights, 10)
-        assert set(top.rows.tolist()) == set(expected_rows.tolist())
-        tolerance = 1e-5 if precision == "float32" else 5e-3
-        assert np.allclose(top.score, expected_scores, atol=tolerance)
+        top = index.search(q, weights, 10)
+        assert top.rows.tolist() == expected_rows.tolist()
+        assert np.allclose(top.score, expected_scores, atol=1e-5)
         index.touch(top.rows, now)
         last[top.rows] = now
         now += 1.5
@@ -51,14 +50,15 @@ def test_filtered_candidates_are_normalised_over_themselves() -> None:
     E /= np.linalg.norm(E, axis=1, keepdims=True)
     imp = rng.integers(1, 11, n).astype(np.float32)
     last = rng.uniform(0, 100, n)
-    index = OwnerIndex(384, 0.995, "float32")
-    index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
     rows = np.arange(0, n, 3)
     q = E[5]
     expected_rows, expected_scores = _reference(E, last, imp, q, 120.0, (1, 1, 1), 0.995, rows)
-    top = index.score(index.relevance(q, rows), (1.0, 1.0, 1.0), 10, rows)
-    assert top.rows.tolist() == expected_rows.tolist()
-    assert np.allclose(top.score, expected_scores, atol=1e-5)
+    for precision in ("float32", "float16"):
+        index = OwnerIndex(384, 0.995, precision)
+        index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+        top = index.search(q, (1.0, 1.0, 1.0), 10, rows)
+        assert top.rows.tolist() == expected_rows.tolist()
+        assert np.allclose(top.score, expected_scores, atol=1e-5)
 
 
 def test_bench_plugin_returns_rows_and_updates_last_access() -> None:
@@ -90,3 +90,34 @@ def test_half_precision_relevance_of_filtered_rows(share: float) -> None:
     )
     rows = np.sort(rng.choice(n, int(n * share), replace=False))
     assert np.allclose(index.relevance(E[0], rows), E[rows] @ E[0], atol=2e-3)
+
+
+# (0.045, 300): relevance spans ~1e-3, under the flat threshold (4 x scan error), so every
+# row is re-scored in float32, which still separates them (gaps >> float32 rounding).
+# (0.3, 3000): relevance is close but spread, so only the certified margin is re-scored.
+# Scores are compared to float32 resolution: a dot product's rounding (~1e-7) divided by the
+# relevance span (3.7e-4 in the flat case) times w_rel = 3 is ~1e-3.
+@pytest.mark.parametrize(
+    ("spread", "n", "score_tolerance"), [(0.045, 300, 2e-3), (0.3, 3000, 1e-4)]
+)
+def test_half_precision_search_is_exact_on_near_ties(
+    spread: float, n: int, score_tolerance: float
+) -> None:
+    """Rows whose float16 relevance differs by less than the scan error are ranked by their
+    float32 values: nearly flat relevance (re-scored in full) and close relevance (re-scored
+    within the certified margin) both give the exact formula's order."""
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal(384).astype(np.float32)
+    base /= np.linalg.norm(base)
+    E = base + spread * rng.standard_normal((n, 384)).astype(np.float32) / np.sqrt(384)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    imp = rng.integers(1, 11, n).astype(np.float32)
+    last = rng.uniform(0, 10, n)
+    index = OwnerIndex(384, 0.99, "float16")
+    index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    q = base
+    weights = (0.1, 0.1, 3.0)
+    expected_rows, expected_scores = _reference(E, last, imp, q, 12.0, weights, 0.99)
+    top = index.search(q, weights, 10)
+    assert top.rows.tolist() == expected_rows.tolist()
+    assert np.allclose(top.score, expected_scores, atol=score_tolerance)

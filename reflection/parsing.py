@@ -1,0 +1,72 @@
+"""Parse free-text model output of reflection: questions, and insights with their citations.
+
+Small models produce loose text; anything that does not fit is dropped and counted, never
+repaired with invented content.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+_NUMBERING = re.compile(r"^\s*(?:[-*•]|\(?\d{1,2}[.):]|Q\d+[.:])\s*", re.IGNORECASE)
+_CITATION = re.compile(
+    r"^(?P<text>.+?)\s*[\(\[]\s*(?:because of|because|based on|from|see)\s*(?:statements?\s*)?"
+    r"(?P<refs>\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*[\)\]]\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+MIN_WORDS = 3
+
+
+class ParsedInsight(BaseModel):
+    text: str
+    citations: list[int]  # 1-based statement numbers, all within range
+
+
+class InsightParse(BaseModel):
+    insights: list[ParsedInsight]
+    dropped: list[str]  # lines that were not usable insights, with the reason
+
+
+def _lines(text: str) -> list[str]:
+    return [_NUMBERING.sub("", line).strip() for line in text.splitlines() if line.strip()]
+
+
+def parse_questions(text: str, limit: int) -> list[str]:
+    """Distinct lines that read as questions (a '?' after at least MIN_WORDS words)."""
+    questions: list[str] = []
+    for line in _lines(text):
+        if "?" not in line:
+            continue
+        question = line.split("?")[0].strip() + "?"
+        if len(question.split()) >= MIN_WORDS and question.lower() not in {
+            q.lower() for q in questions
+        }:
+            questions.append(question)
+        if len(questions) == limit:
+            break
+    return questions
+
+
+def parse_insights(text: str, statement_count: int, limit: int) -> InsightParse:
+    """Insights of the form `insight (because of 1, 5, 3)` citing statements in range."""
+    insights: list[ParsedInsight] = []
+    dropped: list[str] = []
+    for line in _lines(text):
+        match = _CITATION.match(line)
+        if match is None:
+            dropped.append(f"no citation: {line[:80]}")
+            continue
+        body = match.group("text").strip().rstrip(".,;:")
+        refs = [int(n) for n in re.findall(r"\d+", match.group("refs"))]
+        valid = sorted({n for n in refs if 1 <= n <= statement_count})
+        if len(body.split()) < MIN_WORDS:
+            dropped.append(f"too short: {line[:80]}")
+        elif not valid:
+            dropped.append(f"citations out of range {refs}: {line[:80]}")
+        else:
+            insights.append(ParsedInsight(text=body, citations=valid))
+        if len(insights) == limit:
+            break
+    return InsightParse(insights=insights, dropped=dropped)

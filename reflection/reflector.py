@@ -1,0 +1,172 @@
+"""Reflection (Generative Agents): recent memories -> focal questions -> insights citing evidence.
+
+Insights are stored as `reflection` memories whose evidence ids are the memories they cite and
+whose depth is one more than their deepest evidence, so reflections form trees. Reflections
+whose evidence was later forgotten or superseded are stale; `rederive` replaces them.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, new_memory
+from reflection.parsing import ParsedInsight, parse_insights, parse_questions
+from reflection.prompts import FOCAL_QUESTIONS, INSIGHTS
+
+log = logging.getLogger(__name__)
+
+
+class ReflectionConfig(BaseModel):
+    """When and how much to reflect; the paper's values are the defaults."""
+
+    model_config = ConfigDict(frozen=True)
+
+    threshold: float = Field(150.0, gt=0, description="summed importance that triggers")
+    recent: int = Field(100, ge=1, description="memories the questions are drawn from")
+    questions: int = Field(3, ge=1)
+    insights_per_question: int = Field(5, ge=1)
+    evidence_k: int = Field(15, ge=1, description="memories retrieved per question")
+
+
+class Insight(BaseModel):
+    question: str
+    record: MemoryRecord
+    evidence: list[MemoryRecord]
+
+
+class ReflectionResult(BaseModel):
+    owner: str
+    questions: list[str]
+    insights: list[Insight]
+    dropped: list[str] = Field(default_factory=list, description="unusable model lines")
+    replaced: list[str] = Field(default_factory=list, description="stale ids re-derived")
+
+
+class Reflector:
+    """One entry point, `reflect`; `rederive` refreshes stale reflections."""
+
+    def __init__(
+        self, stream: MemoryStream, model: BaseChatModel, config: ReflectionConfig | None = None
+    ) -> None:
+        self.stream = stream
+        self.model = model
+        self.config = config or ReflectionConfig()
+
+    def importance_since_last(self, owner: str) -> float:
+        """Summed importance of the memories added after the owner's latest reflection."""
+        total = 0.0
+        for record in reversed(self.stream.records(owner)):
+            if record.kind is MemoryKind.REFLECTION:
+                break
+            if record.status is MemoryStatus.ACTIVE:
+                total += record.importance
+        return total
+
+    def should_reflect(self, owner: str) -> bool:
+        return self.importance_since_last(owner) >= self.config.threshold
+
+    def reflect(self, owner: str, *, force: bool = False) -> ReflectionResult:
+        """Reflect if the trigger fired (or `force`); returns what was asked and stored."""
+        if not force and not self.should_reflect(owner):
+            return ReflectionResult(owner=owner, questions=[], insights=[])
+        recent = self.stream.recent(self.config.recent, owner=owner)
+        if not recent:
+            return ReflectionResult(owner=owner, questions=[], insights=[])
+        reply = self._ask(
+            FOCAL_QUESTIONS.format(statements=_numbered(recent), count=self.config.questions)
+        )
+        questions = parse_questions(reply, self.config.questions)
+        if not questions:
+            log.warning("reflection for %s: no usable question in %r", owner, reply[:200])
+            return ReflectionResult(owner=owner, questions=[], insights=[], dropped=[reply[:200]])
+        insights, dropped = self._insights(owner, questions)
+        return ReflectionResult(
+            owner=owner, questions=questions, insights=insights, dropped=dropped
+        )
+
+    def rederive(self, owner: str) -> ReflectionResult:
+        """Re-ask the question of every stale reflection; supersede it by the new insight, or
+        forget it when no insight can be supported any more."""
+        stale = self.stream.stale(owner)
+        if not stale:
+            return ReflectionResult(owner=owner, questions=[], insights=[])
+        questions = [str(r.metadata.get("question", r.text)) for r in stale]
+        insights, dropped = self._insights(owner, questions, exclude={r.id for r in stale})
+        by_question: dict[str, list[Insight]] = {}
+        for insight in insights:
+            by_question.setdefault(insight.question, []).append(insight)
+        for record, question in zip(stale, questions, strict=True):
+            fresh = by_question.get(question)
+            if fresh:
+                self.stream.replace(
+                    record,
+                    status=MemoryStatus.SUPERSEDED,
+                    metadata={**record.metadata, "superseded_by": fresh[0].record.id},
+                )
+            else:
+                self.stream.replace(record, status=MemoryStatus.FORGOTTEN)
+        return ReflectionResult(
+            owner=owner,
+            questions=questions,
+            insights=insights,
+            dropped=dropped,
+            replaced=[r.id for r in stale],
+        )
+
+    def _insights(
+        self, owner: str, questions: list[str], exclude: set[str] | None = None
+    ) -> tuple[list[Insight], list[str]]:
+        evidence_sets = []
+        for question in questions:
+            found = self.stream.retrieve(question, self.config.evidence_k, owner=owner)
+            evidence_sets.append([m.record for m in found if m.record.id not in (exclude or set())])
+        prompts = [
+            INSIGHTS.format(
+                owner=owner, statements=_numbered(e), count=self.config.insights_per_question
+            )
+            for e in evidence_sets
+        ]
+        replies = self._ask_batch(prompts)
+        pending, dropped = [], []
+        for question, evidence, reply in zip(questions, evidence_sets, replies, strict=True):
+            parsed = parse_insights(reply, len(evidence), self.config.insights_per_question)
+            dropped += parsed.dropped
+            pending += [
+                (question, p, [evidence[n - 1] for n in p.citations]) for p in parsed.insights
+            ]
+        records = self.stream.add_many([_as_memory(owner, q, p, cited) for q, p, cited in pending])
+        insights = [
+            Insight(question=q, record=r, evidence=cited)
+            for (q, _, cited), r in zip(pending, records, strict=True)
+        ]
+        log.info(
+            "reflection for %s: %d insights, %d lines dropped", owner, len(insights), len(dropped)
+        )
+        return insights, dropped
+
+    def _ask(self, prompt: str) -> str:
+        return self._ask_batch([prompt])[0]
+
+    def _ask_batch(self, prompts: list[str]) -> list[str]:
+        # Generation length is the model's own setting, so any chat model works here.
+        replies = self.model.batch(prompts, config={"metadata": {"component": "reflection"}})  # type: ignore[arg-type]
+        return [str(r.content) for r in replies]
+
+
+def _numbered(records: list[MemoryRecord]) -> str:
+    return "\n".join(f"{n}. {r.text}" for n, r in enumerate(records, start=1))
+
+
+def _as_memory(owner: str, question: str, insight: ParsedInsight, cited: list[MemoryRecord]) -> Any:
+    depth = 1 + max(int(r.metadata.get("depth", 0)) for r in cited)
+    return new_memory(
+        text=insight.text,
+        owner=owner,
+        kind=MemoryKind.REFLECTION,
+        evidence=tuple(r.id for r in cited),
+        metadata={"question": question, "depth": depth},
+    )

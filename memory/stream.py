@@ -140,6 +140,10 @@ class MemoryStream:
         self._index(records, vectors)
         return records
 
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-length embeddings with the stream's embedder."""
+        return self._embed(texts)
+
     def _embed(self, texts: list[str]) -> np.ndarray:
         if hasattr(self.embedder, "embed_array"):
             vectors = np.asarray(self.embedder.embed_array(texts), dtype=np.float32)

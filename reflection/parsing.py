@@ -17,6 +17,11 @@ _CITATION = re.compile(
     re.IGNORECASE,
 )
 MIN_WORDS = 3
+ECHO_SHARE = 0.7  # a question sharing this share of its words with the instruction is an echo
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
 
 
 class ParsedInsight(BaseModel):
@@ -33,16 +38,22 @@ def _lines(text: str) -> list[str]:
     return [_NUMBERING.sub("", line).strip() for line in text.splitlines() if line.strip()]
 
 
-def parse_questions(text: str, limit: int) -> list[str]:
-    """Distinct lines that read as questions (a '?' after at least MIN_WORDS words)."""
+def parse_questions(text: str, limit: int, echo_of: str = "") -> list[str]:
+    """Distinct lines that read as questions (a '?' after at least MIN_WORDS words) and do not
+    merely repeat the instruction `echo_of` (small models often do)."""
+    instruction = _words(echo_of)
     questions: list[str] = []
     for line in _lines(text):
         if "?" not in line:
             continue
         question = line.split("?")[0].strip() + "?"
-        if len(question.split()) >= MIN_WORDS and question.lower() not in {
-            q.lower() for q in questions
-        }:
+        words = _words(question)
+        echoed = bool(instruction) and len(words & instruction) >= ECHO_SHARE * len(words)
+        if (
+            len(words) >= MIN_WORDS
+            and not echoed
+            and question.lower() not in {q.lower() for q in questions}
+        ):
             questions.append(question)
         if len(questions) == limit:
             break

@@ -18,6 +18,27 @@ INSIGHTS = PromptTemplate.from_template(
     "Write one per line in this format: insight (because of 1, 5, 3)"
 )
 
+# One worked example per reflection prompt, given as a previous chat turn: zero-shot, the
+# 135M model echoes the instruction and never cites; with the example it follows the format.
+EXAMPLE_OWNER = "Klaus Mueller"
+EXAMPLE_STATEMENTS = (
+    "1. Klaus Mueller is writing a research paper on gentrification\n"
+    "2. Klaus read a book about urban housing at the library\n"
+    "3. Klaus talked with Maria about his paper\n"
+    "4. Klaus ate lunch at Hobbs Cafe\n"
+    "5. Klaus stayed up late to finish a chapter of his paper"
+)
+EXAMPLE_QUESTIONS = (
+    "1. What topic is Klaus Mueller passionate about?\n"
+    "2. How hard does Klaus work on his research?\n"
+    "3. Who does Klaus talk to about his work?"
+)
+EXAMPLE_INSIGHTS = (
+    "1. Klaus Mueller is dedicated to his research on gentrification (because of 1, 2, 5)\n"
+    "2. Klaus shares his work with friends like Maria (because of 3)\n"
+    "3. Klaus works long hours on his paper (because of 5)"
+)
+
 # Self-Refine (Madaan et al. 2023): the default task-agnostic prompts.
 SELF_REFINE_GENERATE = PromptTemplate.from_template("{task}")
 SELF_REFINE_FEEDBACK = PromptTemplate.from_template(

@@ -11,11 +11,19 @@ import logging
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, new_memory
 from reflection.parsing import ParsedInsight, parse_insights, parse_questions
-from reflection.prompts import FOCAL_QUESTIONS, INSIGHTS
+from reflection.prompts import (
+    EXAMPLE_INSIGHTS,
+    EXAMPLE_OWNER,
+    EXAMPLE_QUESTIONS,
+    EXAMPLE_STATEMENTS,
+    FOCAL_QUESTIONS,
+    INSIGHTS,
+)
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +38,13 @@ class ReflectionConfig(BaseModel):
     questions: int = Field(3, ge=1)
     insights_per_question: int = Field(5, ge=1)
     evidence_k: int = Field(15, ge=1, description="memories retrieved per question")
+    min_evidence_similarity: float | None = Field(
+        0.4,
+        ge=-1.0,
+        le=1.0,
+        description="a cited memory must be this similar (cosine) to the insight to count as "
+        "evidence; None trusts the model's citations as given",
+    )
 
 
 class Insight(BaseModel):
@@ -76,10 +91,8 @@ class Reflector:
         recent = self.stream.recent(self.config.recent, owner=owner)
         if not recent:
             return ReflectionResult(owner=owner, questions=[], insights=[])
-        reply = self._ask(
-            FOCAL_QUESTIONS.format(statements=_numbered(recent), count=self.config.questions)
-        )
-        questions = parse_questions(reply, self.config.questions)
+        reply = self._ask_batch([_questions_prompt(_numbered(recent), self.config.questions)])[0]
+        questions = parse_questions(reply, self.config.questions, echo_of=FOCAL_QUESTIONS.template)
         if not questions:
             log.warning("reflection for %s: no usable question in %r", owner, reply[:200])
             return ReflectionResult(owner=owner, questions=[], insights=[], dropped=[reply[:200]])
@@ -125,19 +138,26 @@ class Reflector:
             found = self.stream.retrieve(question, self.config.evidence_k, owner=owner)
             evidence_sets.append([m.record for m in found if m.record.id not in (exclude or set())])
         prompts = [
-            INSIGHTS.format(
-                owner=owner, statements=_numbered(e), count=self.config.insights_per_question
-            )
+            _insights_prompt(owner, _numbered(e), self.config.insights_per_question)
             for e in evidence_sets
         ]
         replies = self._ask_batch(prompts)
         pending, dropped = [], []
+        seen = {
+            _normal(r.text) for r in self.stream.records(owner) if r.kind is MemoryKind.REFLECTION
+        }
         for question, evidence, reply in zip(questions, evidence_sets, replies, strict=True):
             parsed = parse_insights(reply, len(evidence), self.config.insights_per_question)
             dropped += parsed.dropped
-            pending += [
-                (question, p, [evidence[n - 1] for n in p.citations]) for p in parsed.insights
-            ]
+            for insight in parsed.insights:
+                cited = self._supported(insight.text, [evidence[n - 1] for n in insight.citations])
+                if _normal(insight.text) in seen:
+                    dropped.append(f"duplicate: {insight.text[:80]}")
+                elif not cited:
+                    dropped.append(f"citations do not support it: {insight.text[:80]}")
+                else:
+                    seen.add(_normal(insight.text))
+                    pending.append((question, insight, cited))
         records = self.stream.add_many([_as_memory(owner, q, p, cited) for q, p, cited in pending])
         insights = [
             Insight(question=q, record=r, evidence=cited)
@@ -148,13 +168,40 @@ class Reflector:
         )
         return insights, dropped
 
-    def _ask(self, prompt: str) -> str:
-        return self._ask_batch([prompt])[0]
+    def _supported(self, text: str, cited: list[MemoryRecord]) -> list[MemoryRecord]:
+        """The cited memories that are about what the insight says (small models often cite
+        numbers copied from the example instead of the statements they used)."""
+        threshold = self.config.min_evidence_similarity
+        if threshold is None or not cited:
+            return cited
+        vectors = self.stream.embed([text] + [r.text for r in cited])
+        similarity = vectors[1:] @ vectors[0]
+        return [r for r, sim in zip(cited, similarity, strict=True) if sim >= threshold]
 
-    def _ask_batch(self, prompts: list[str]) -> list[str]:
+    def _ask_batch(self, prompts: list[list[BaseMessage]]) -> list[str]:
         # Generation length is the model's own setting, so any chat model works here.
         replies = self.model.batch(prompts, config={"metadata": {"component": "reflection"}})  # type: ignore[arg-type]
         return [str(r.content) for r in replies]
+
+
+def _questions_prompt(statements: str, count: int) -> list[BaseMessage]:
+    return [
+        HumanMessage(FOCAL_QUESTIONS.format(statements=EXAMPLE_STATEMENTS, count=3)),
+        AIMessage(EXAMPLE_QUESTIONS),
+        HumanMessage(FOCAL_QUESTIONS.format(statements=statements, count=count)),
+    ]
+
+
+def _insights_prompt(owner: str, statements: str, count: int) -> list[BaseMessage]:
+    return [
+        HumanMessage(INSIGHTS.format(owner=EXAMPLE_OWNER, statements=EXAMPLE_STATEMENTS, count=3)),
+        AIMessage(EXAMPLE_INSIGHTS),
+        HumanMessage(INSIGHTS.format(owner=owner, statements=statements, count=count)),
+    ]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def _numbered(records: list[MemoryRecord]) -> str:

@@ -1,0 +1,141 @@
+"""The Reflector on a scripted model: trigger, trees of cited insights, stale re-derivation."""
+
+from __future__ import annotations
+
+import pytest
+
+from lm.fakes import HashEmbeddings, ScriptedChatModel
+from memory import InMemoryStore, ManualClock, MemoryKind, MemoryStatus, MemoryStream
+from reflection import ReflectionConfig, Reflector
+
+QUESTIONS = "1. What is Klaus dedicated to?\n2. How does Klaus feel about Maria?"
+
+
+def _stream() -> MemoryStream:
+    def rater(texts):  # type: ignore[no-untyped-def]
+        return [6.0] * len(texts)
+
+    return MemoryStream(InMemoryStore(), HashEmbeddings(), clock=ManualClock(), rater=rater)
+
+
+def _seed(stream: MemoryStream) -> list[str]:
+    texts = [
+        "Klaus writes his research paper on gentrification",
+        "Klaus reads about gentrification at the library",
+        "Klaus had dinner with Maria at the cafe",
+        "Maria told Klaus she likes his research paper",
+    ]
+    return [stream.add(t, owner="klaus", importance=10).id for t in texts]
+
+
+def _model(insights: str | list[str]) -> ScriptedChatModel:
+    return ScriptedChatModel(
+        rules={"high-level questions": QUESTIONS, "high-level insights": insights}
+    )
+
+
+def test_trigger_fires_on_summed_importance() -> None:
+    stream = _stream()
+    reflector = Reflector(stream, _model(""), ReflectionConfig(threshold=35))
+    stream.add("a", owner="klaus", importance=5)
+    assert not reflector.should_reflect("klaus")
+    assert reflector.reflect("klaus").questions == []
+    _seed(stream)
+    assert reflector.importance_since_last("klaus") == 45
+    assert reflector.should_reflect("klaus")
+
+
+def test_insights_cite_retrieved_memories_and_build_trees() -> None:
+    stream = _stream()
+    _seed(stream)
+    config = ReflectionConfig(evidence_k=4, min_evidence_similarity=None)
+    first = Reflector(
+        stream,
+        _model("1. Klaus is devoted to research on gentrification (because of 1, 2)"),
+        config,
+    )
+    result = first.reflect("klaus", force=True)
+    assert result.questions == ["What is Klaus dedicated to?", "How does Klaus feel about Maria?"]
+    insight = result.insights[0]
+    assert insight.record.kind is MemoryKind.REFLECTION and insight.record.metadata["depth"] == 1
+    assert set(insight.record.evidence) == {e.id for e in insight.evidence}
+    for cited in insight.evidence:
+        assert stream.get(cited.id).owner == "klaus"
+    # The duplicate from the second question is dropped, not stored twice.
+    assert len(result.insights) == 1 and any("duplicate" in d for d in result.dropped)
+    assert reflector_depths(stream) == [1]
+    # A second round may cite the first insight: depth 2.
+    second = Reflector(
+        stream, _model("1. Klaus lives for his work on housing (because of 1, 2, 3, 4, 5)"), config
+    )
+    deeper = second.reflect("klaus", force=True).insights
+    assert deeper and deeper[0].record.metadata["depth"] == 2
+
+
+def reflector_depths(stream: MemoryStream) -> list[int]:
+    return [
+        int(r.metadata["depth"]) for r in stream.records("klaus") if r.kind is MemoryKind.REFLECTION
+    ]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "I do not know.",
+        "1. Klaus is devoted (because of 42, 99)",
+        "1. (because of 1)",
+        "1. Klaus is devoted to research",
+    ],
+)
+def test_malformed_insights_never_crash_or_invent_evidence(reply: str) -> None:
+    stream = _stream()
+    _seed(stream)
+    result = Reflector(stream, _model(reply)).reflect("klaus", force=True)
+    assert result.insights == []
+    assert [r for r in stream.records("klaus") if r.kind is MemoryKind.REFLECTION] == []
+
+
+def test_no_questions_means_no_reflection() -> None:
+    stream = _stream()
+    _seed(stream)
+    model = ScriptedChatModel(rules={"high-level questions": "Sure! Here you go."})
+    result = Reflector(stream, model).reflect("klaus", force=True)
+    assert result.questions == [] and result.insights == [] and result.dropped
+
+
+def test_citations_that_do_not_support_the_insight_are_removed() -> None:
+    stream = _stream()
+    _seed(stream)
+    reply = "1. Klaus is devoted to research on gentrification (because of 1, 2, 3, 4)"
+    result = Reflector(stream, _model(reply), ReflectionConfig(evidence_k=4)).reflect(
+        "klaus", force=True
+    )
+    cited = {e.text for e in result.insights[0].evidence}
+    assert "Klaus had dinner with Maria at the cafe" not in cited
+    assert any("gentrification" in text for text in cited)
+
+
+def test_forgetting_evidence_marks_stale_and_rederive_replaces() -> None:
+    stream = _stream()
+    ids = _seed(stream)
+    config = ReflectionConfig(evidence_k=4, min_evidence_similarity=None)
+    model = _model(
+        [
+            "1. Klaus is devoted to research on gentrification (because of 1, 2)",
+            "nothing useful",  # the second question's reply
+            "1. Klaus studies gentrification in the library (because of 1)",
+        ]
+    )
+    reflector = Reflector(stream, model, config)
+    original = reflector.reflect("klaus", force=True).insights[0].record
+    forgotten = next(e for e in original.evidence if e in ids)
+    stream.forget(forgotten)
+    assert [r.id for r in stream.stale("klaus")] == [original.id]
+    result = reflector.rederive("klaus")
+    assert result.replaced == [original.id]
+    replacement = result.insights[0].record
+    assert forgotten not in replacement.evidence
+    old = stream.get(original.id)
+    assert old.status is MemoryStatus.SUPERSEDED and old.metadata["superseded_by"] == replacement.id
+    assert stream.stale("klaus") == []

@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from mindstream import cli_lm, cli_memory
+from mindstream import cli_eval, cli_lm, cli_memory, cli_reflection
 from mindstream.cli_support import clean_errors, offline_environment
 
 app = typer.Typer(
@@ -16,6 +16,9 @@ app = typer.Typer(
 )
 app.add_typer(cli_lm.app, name="lm")
 app.add_typer(cli_memory.app, name="memory")
+app.add_typer(cli_eval.app, name="eval")
+app.command()(cli_reflection.reflect)
+app.command()(cli_reflection.refine)
 
 
 @app.command()

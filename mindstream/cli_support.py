@@ -13,6 +13,7 @@ from rich.console import Console
 from lm import LMError, LocalModelConfig, Scorer, resolve_model
 from lm.accounting import CallLedger
 from memory import MemoryStreamError
+from mindstream.experiments.openbookqa import DataError
 
 F = TypeVar("F", bound=Callable[..., Any])
 console = Console()
@@ -39,7 +40,7 @@ def clean_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (LMError, MemoryStreamError, ValueError, FileNotFoundError) as error:
+        except (LMError, MemoryStreamError, DataError, ValueError, FileNotFoundError) as error:
             errors.print(f"[bold red]error:[/] {error}", highlight=False)
             raise typer.Exit(2) from None
 

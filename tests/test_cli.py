@@ -24,6 +24,13 @@ runner = CliRunner()
         ["memory", "search"],
         ["memory", "forget"],
         ["memory", "stats"],
+        ["reflect"],
+        ["refine"],
+        ["eval"],
+        ["eval", "refeed-retrieval"],
+        ["eval", "self-refine"],
+        ["eval", "reflection"],
+        ["eval", "report"],
     ],
 )
 def test_every_command_has_help(args: list[str]) -> None:
@@ -40,6 +47,9 @@ def test_every_command_has_help(args: list[str]) -> None:
         (["lm", "embed", ""], "TEXT is empty"),
         (["lm", "chat", "hi", "--model", "nope:x"], "unknown model scheme"),
         (["memory", "stats", "--store", __file__], "is a file"),
+        (["refine", " "], "TASK is empty"),
+        (["eval", "refeed-retrieval", "--data", "/nonexistent"], "dev_complete.jsonl: not found"),
+        (["eval", "self-refine", "--data", "/nonexistent"], "openbook.txt: not found"),
     ],
 )
 def test_bad_input_is_one_clean_line(args: list[str], message: str) -> None:

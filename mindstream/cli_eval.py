@@ -1,0 +1,71 @@
+"""`mindstream eval ...`: reproduce the measurements; each writes a section of docs/results.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mindstream.cli_support import clean_errors, console
+from mindstream.experiments.openbookqa import DEFAULT_DATA
+
+app = typer.Typer(
+    help="Run the experiments; results go to docs/results.md and docs/results/.",
+    no_args_is_help=True,
+)
+
+DataOption = Annotated[
+    Path, typer.Option("--data", help="The openbookqa folder (train/dev jsonl and openbook.txt).")
+]
+
+
+@app.command("refeed-retrieval")
+@clean_errors
+def refeed_retrieval(
+    data: DataOption = DEFAULT_DATA,
+    split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
+    samples: Annotated[int, typer.Option(help="Sampled answers per question.")] = 4,
+    work: Annotated[
+        Path, typer.Option(help="Where generated answers are cached (resumable).")
+    ] = Path("runs/refeed"),
+) -> None:
+    """ReFeed retrieval feedback on OpenBookQA: recall@1/5/10 of the gold fact."""
+    from mindstream.experiments.refeed_retrieval import run
+
+    result = run(data, split, limit, samples, work)
+    console.print(result["recall"])
+
+
+@app.command("self-refine")
+@clean_errors
+def self_refine(
+    data: DataOption = DEFAULT_DATA,
+    items: Annotated[int, typer.Option(help="How many concept sets.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed for drawing the concept sets.")] = 0,
+) -> None:
+    """Self-Refine on one-sentence constrained generation: concept coverage at y0..y3."""
+    from mindstream.experiments.self_refine_concepts import run
+
+    result = run(data, items, seed)
+    console.print(result["results"])
+
+
+@app.command()
+@clean_errors
+def reflection() -> None:
+    """Reflection on a scripted week of 63 observations: questions, insights, evidence."""
+    from mindstream.experiments.reflection_week import run
+
+    result = run()
+    console.print(result["insights"])
+
+
+@app.command()
+@clean_errors
+def report() -> None:
+    """Rebuild docs/results.md from the sections in docs/results/."""
+    from mindstream.experiments.report import build_report
+
+    console.print(f"written: {build_report()}")

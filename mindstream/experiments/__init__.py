@@ -1,0 +1,1 @@
+"""Experiment runners that reproduce the papers' measurements and write docs/results."""

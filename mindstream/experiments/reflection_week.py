@@ -1,0 +1,83 @@
+"""Reflection on a scripted week of one person: the questions, insights and their evidence."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from lm.config import LocalModelConfig
+from lm.embeddings import MiniLMEmbeddings
+from lm.local import LocalChatModel
+from memory import InMemoryStore, ManualClock, MemoryStream, new_memory, scorer_rater
+from mindstream.experiments.report import table, write_section
+from reflection import Reflector
+
+DEFAULT_WEEK = Path(__file__).resolve().parents[2] / "tests" / "data" / "klaus_week.jsonl"
+START = datetime(2023, 2, 8, tzinfo=UTC)
+
+
+def run(week: Path = DEFAULT_WEEK, owner: str = "Klaus Mueller") -> dict[str, Any]:
+    started = time.perf_counter()
+    lines = [json.loads(x) for x in week.read_text().splitlines() if x.strip()]
+    clock = ManualClock(START)
+    model = LocalChatModel(settings=LocalModelConfig(max_new_tokens=160))
+    stream = MemoryStream(
+        InMemoryStore(), MiniLMEmbeddings(), clock=clock, rater=scorer_rater(model)
+    )
+    stream.add_many(
+        [
+            new_memory(
+                text=x["text"],
+                owner=owner,
+                created_at=START + timedelta(days=x["day"], hours=x["hour"]),
+            )
+            for x in lines
+        ]
+    )
+    clock.set(START + timedelta(days=7))
+    reflector = Reflector(stream, model)
+    pending = reflector.importance_since_last(owner)
+    result = reflector.reflect(owner)
+    number = {r.id: n for n, r in enumerate(stream.records(owner), start=1)}
+    rows = [
+        [
+            i.question,
+            i.record.text,
+            ", ".join(f"#{number[e.id]}" for e in i.evidence),
+            "; ".join(e.text for e in i.evidence),
+        ]
+        for i in result.insights
+    ]
+    data_out = {
+        "command": "mindstream eval reflection",
+        "observations": len(lines),
+        "importance_since_last": pending,
+        "threshold": reflector.config.threshold,
+        "questions": result.questions,
+        "insights": [{"question": r[0], "insight": r[1], "evidence": r[2]} for r in rows],
+        "dropped": result.dropped,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    markdown = f"""## Reflection on a scripted week ({len(lines)} observations of {owner})
+
+Observations are rated by the model (summed importance {pending:.0f} against the trigger
+threshold {reflector.config.threshold:.0f}), then the Reflector asks for focal questions and for
+insights citing numbered statements. Citations are kept only when the cited memory is about
+the insight (cosine ≥ {reflector.config.min_evidence_similarity}); duplicates are dropped.
+Evidence numbers are the observations' order in the week. Wall time {data_out["seconds"]} s.
+
+Questions: {"; ".join(result.questions) or "none"}
+
+{table(["question", "insight", "evidence", "evidence text"], rows)}
+
+Lines the model wrote that were not stored ({len(result.dropped)}): {"; ".join(result.dropped[:6])}
+
+With a 135M model, insights mostly restate one observation rather than generalise, and the
+questions copy the worked example's shape; a stronger model (`--model openai:...`) is needed
+for the paper's higher-level insights.
+"""
+    write_section("reflection", markdown, data_out)
+    return data_out

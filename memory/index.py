@@ -150,7 +150,7 @@ class OwnerIndex:
         self._rebase_if_needed(now_hours)
 
     def _rebase_if_needed(self, latest_hours: float) -> None:
-        """Move the reference time forward before float32 growth values could overflow."""
+        """Move the reference time forward long before growth values could overflow."""
         assert self.ref_hours is not None
         if -self.log_decay * (latest_hours - self.ref_hours) > np.log(_REBASE_LIMIT):
             self.ref_hours = latest_hours
@@ -205,6 +205,8 @@ class OwnerIndex:
         k: int,
         rows: np.ndarray | None,
     ) -> Scored:
+        if approx.size == 0:
+            return self.score(approx, weights, k, rows)
         eps = HALF_SCAN_ERROR
         low, span = _bounds(approx)
         if span <= 4 * eps:  # relevance (nearly) flat: re-score everything exactly
@@ -217,8 +219,7 @@ class OwnerIndex:
         extremes = np.flatnonzero((approx <= low + 2 * eps) | (approx >= low + span - 2 * eps))
         exact_extremes = self._exact_relevance(query, rows, extremes)
         exact = self._exact_relevance(query, rows, candidates)
-        top = self._score_subset(candidates, exact, exact_extremes, weights, k, rows)
-        return top
+        return self._score_subset(candidates, exact, exact_extremes, weights, k, rows)
 
     def _exact_relevance(
         self, query: np.ndarray, rows: np.ndarray | None, subset: np.ndarray | None

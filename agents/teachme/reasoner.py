@@ -1,0 +1,301 @@
+"""TeachMe (Dalvi Mishra, Tafjord, Clark 2022): answer with a proof built from beliefs, where
+user-taught facts in memory are the forced first premise of candidate proofs.
+
+Adapted to a small model: every step is scoring, not writing. A proof's support is the mean
+log-likelihood of the answer with the proof's premises before the question; the unforced proof
+has no premises (or one model-written premise, verified with p_yes, when asked). The model
+stays frozen; only the memory changes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.teachme.language import negate, rule_hypothesis
+from agents.teachme.prompts import (
+    DIRECT,
+    ENTAILMENT,
+    HYPOTHESIS,
+    PREMISE,
+    PREMISE_LINE,
+    WITH_PREMISES,
+)
+from lm import Scorer, belief
+from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, RetrievalWeights
+from memory.records import RelevanceMode
+
+RELEVANCE_ONLY = RetrievalWeights(recency=0.0, importance=0.0, relevance=1.0)
+FACT_KINDS = (MemoryKind.FACT, MemoryKind.CORRECTION)
+
+
+class TeachMeConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    retrieve_k: int = Field(5, ge=0, description="taught facts retrieved per question (r)")
+    retrieval: RelevanceMode = "bm25"
+    hypotheses: Literal["rule", "model"] = "rule"
+    write_premises: bool = Field(
+        False, description="the model writes one more premise per proof (verified with p_yes)"
+    )
+    entailment_check: bool = Field(False, description="multiply in p_yes(premises => hypothesis)")
+    min_proof_score: float | None = Field(None, description="below this, no proof is found")
+
+
+class Premise(BaseModel):
+    text: str
+    memory_id: str | None = None  # set for facts from memory (believed: the user taught them)
+    belief: float = 1.0
+
+
+class Proof(BaseModel):
+    choice_index: int
+    hypothesis: str
+    premises: list[Premise]
+    support: float  # mean log-likelihood of the answer given the premises and the question
+    entailment: float | None = None
+    score: float
+
+    @property
+    def forced(self) -> bool:
+        return bool(self.premises) and self.premises[0].memory_id is not None
+
+
+class Answer(BaseModel):
+    question: str
+    choices: list[str]
+    choice_index: int | None
+    proof: Proof | None
+    proofs: list[Proof]
+    considered: list[MemoryRecord] = Field(default_factory=list)
+    mode: Literal["proof", "direct"] = "proof"
+
+    @property
+    def found(self) -> bool:
+        return self.choice_index is not None
+
+    @property
+    def choice(self) -> str | None:
+        return None if self.choice_index is None else self.choices[self.choice_index]
+
+    def explain(self) -> str:
+        if self.proof is None:
+            return "No proof found."
+        lines = [f"{n}. {p.text}" for n, p in enumerate(self.proof.premises, start=1)]
+        return "\n".join([*lines, f"Therefore: {self.proof.hypothesis}"])
+
+
+class TeachableReasoner:
+    """Answers from the model's beliefs plus the user's taught facts (the stream's `user` owner)."""
+
+    def __init__(
+        self,
+        stream: MemoryStream,
+        scorer: Scorer,
+        model: BaseChatModel | None = None,
+        *,
+        user: str = "user",
+        config: TeachMeConfig | None = None,
+    ) -> None:
+        self.stream = stream
+        self.scorer = scorer
+        self.model = model
+        self.user = user
+        self.config = config or TeachMeConfig()
+
+    # ---- answering ---------------------------------------------------------------------
+    def answer(self, question: str, choices: Sequence[str] | None = None) -> Answer:
+        """The choice with the best proof. Without choices, candidates are sampled first."""
+        options = list(choices) if choices else self._candidates(question)
+        hypotheses = self._hypotheses(question, options)
+        facts = self.retrieve_facts(question, options)
+        blocked = self._blocked()
+        starts: list[list[Premise]] = [[]]
+        starts += [[Premise(text=f.text, memory_id=f.id)] for f in facts]
+        proofs = [p for start in starts for p in self._proofs(question, options, hypotheses, start)]
+        if self.config.entailment_check:
+            proofs = self._check_entailment(proofs)
+        proofs = [p for p in proofs if (p.hypothesis, _key(p.premises)) not in blocked]
+        # On a tie, a proof grounded in what the user taught wins.
+        best = max(proofs, key=lambda p: (p.score, p.forced), default=None)
+        if (
+            best is not None
+            and self.config.min_proof_score is not None
+            and best.score < self.config.min_proof_score
+        ):
+            best = None
+        return Answer(
+            question=question,
+            choices=options,
+            choice_index=None if best is None else best.choice_index,
+            proof=best,
+            proofs=proofs,
+            considered=facts,
+        )
+
+    def direct(self, question: str, choices: Sequence[str]) -> Answer:
+        """The "fast thinking" baseline: the choice the model finds likeliest, no proof."""
+        options = list(choices)
+        proofs = self._prove(question, options, self._hypotheses(question, options), [])
+        best = max(proofs, key=lambda p: p.score)
+        return Answer(
+            question=question,
+            choices=options,
+            choice_index=best.choice_index,
+            proof=best,
+            proofs=proofs,
+            mode="direct",
+        )
+
+    def retrieve_facts(self, question: str, choices: Sequence[str]) -> list[MemoryRecord]:
+        """Up to r taught facts, found by the question and its choices (TeachMe's query)."""
+        if self.config.retrieve_k == 0 or not self.stream.records(self.user):
+            return []
+        query = " ".join([question, *choices])
+        found = self.stream.retrieve(
+            query,
+            self.config.retrieve_k + 5,
+            owner=self.user,
+            kinds=FACT_KINDS,
+            mode=self.config.retrieval,
+            weights=RELEVANCE_ONLY,
+            touch=False,
+        )
+        usable = [m.record for m in found if "blocked_hypothesis" not in m.record.metadata]
+        return usable[: self.config.retrieve_k]
+
+    def _prove(
+        self, question: str, options: list[str], hypotheses: list[str], premises: list[Premise]
+    ) -> list[Proof]:
+        context = (
+            WITH_PREMISES.format(
+                premises="\n".join(PREMISE_LINE.format(fact=p.text) for p in premises),
+                question=question,
+            )
+            if premises
+            else DIRECT.format(question=question)
+        )
+        scores = self.scorer.loglik(context, [" " + option for option in options])
+        penalty = sum(math.log(max(p.belief, 1e-9)) for p in premises)
+        return [
+            Proof(
+                choice_index=i,
+                hypothesis=h,
+                premises=premises,
+                support=s.mean,
+                score=s.mean + penalty,
+            )
+            for i, (h, s) in enumerate(zip(hypotheses, scores, strict=True))
+        ]
+
+    def _proofs(
+        self, question: str, options: list[str], hypotheses: list[str], start: list[Premise]
+    ) -> list[Proof]:
+        """Proofs of every hypothesis from `start` (a forced memory fact, or nothing), with
+        one model-written premise added when `write_premises` is on."""
+        if not self.config.write_premises or self.model is None:
+            return self._prove(question, options, hypotheses, start)
+        given = " ".join(p.text for p in start)
+        written = self._generate([PREMISE.format(given=given, hypothesis=h) for h in hypotheses])
+        beliefs = self._beliefs(written)
+        proofs = []
+        for i, (text, b) in enumerate(zip(written, beliefs, strict=True)):
+            # A written premise the user refuted falls away; the forced start still stands.
+            premises = [*start, Premise(text=text, belief=b)] if b > 0 else start
+            proofs.append(self._prove(question, options, hypotheses, premises)[i])
+        return proofs
+
+    def _beliefs(self, statements: list[str]) -> list[float]:
+        """The model's belief in what it wrote, overruled by what the user taught: a statement
+        the user taught is believed, one whose negation the user taught is not."""
+        taught = {
+            _normal(r.text)
+            for r in self.stream.records(self.user)
+            if r.status is MemoryStatus.ACTIVE and r.kind in FACT_KINDS
+        }
+        model = belief(self.scorer, statements) if statements else []
+        out = []
+        for text, b in zip(statements, model, strict=True):
+            if _normal(text) in taught:
+                out.append(1.0)
+            elif _normal(negate(text)) in taught:
+                out.append(0.0)
+            else:
+                out.append(b)
+        return out
+
+    def _check_entailment(self, proofs: list[Proof]) -> list[Proof]:
+        with_premises = [p for p in proofs if p.premises]
+        prompts = [
+            ENTAILMENT.format(
+                premises=" ".join(q.text.rstrip(".") + "." for q in p.premises),
+                hypothesis=p.hypothesis.rstrip("."),
+            )
+            for p in with_premises
+        ]
+        checked = dict(zip(map(id, with_premises), self.scorer.p_yes_batch(prompts), strict=True))
+        return [
+            p.model_copy(
+                update={
+                    "entailment": checked[id(p)],
+                    "score": p.score + math.log(max(checked[id(p)], 1e-6)),
+                }
+            )
+            if id(p) in checked
+            else p
+            for p in proofs
+        ]
+
+    def _hypotheses(self, question: str, options: list[str]) -> list[str]:
+        rules = [rule_hypothesis(question, option) for option in options]
+        if self.config.hypotheses == "rule" or self.model is None:
+            return rules
+        written = self._generate([HYPOTHESIS.format(question=question, choice=o) for o in options])
+        return [
+            w if _mentions(w, o) else r for w, o, r in zip(written, options, rules, strict=True)
+        ]
+
+    def _candidates(self, question: str) -> list[str]:
+        if self.model is None:
+            raise ValueError("an open question (no choices) needs a model to propose answers")
+        answers = self._generate([DIRECT.format(question=question)] * 4, temperature=0.8)
+        unique = list(dict.fromkeys(a.split("\n")[0].strip() for a in answers if a.strip()))
+        if not unique:
+            raise ValueError(f"the model proposed no answer to {question!r}")
+        return unique
+
+    def _generate(self, prompts: list[str], **options: Any) -> list[str]:
+        assert self.model is not None
+        inputs: list[LanguageModelInput] = list(prompts)
+        replies = self.model.batch(inputs, config={"metadata": {"component": "teachme"}}, **options)
+        return [str(r.content).strip().split("\n")[0] for r in replies]
+
+    def _blocked(self) -> set[tuple[str, str]]:
+        """(hypothesis, premises) pairs the user called bad reasoning."""
+        return {
+            (str(r.metadata["blocked_hypothesis"]), str(r.metadata["blocked_premises"]))
+            for r in self.stream.records(self.user)
+            if "blocked_hypothesis" in r.metadata and r.status is MemoryStatus.ACTIVE
+        }
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().rstrip(".").split())
+
+
+def _key(premises: Sequence[Premise]) -> str:
+    return json.dumps([p.text for p in premises])
+
+
+def _mentions(sentence: str, choice: str) -> bool:
+    words = {w for w in choice.lower().split() if len(w) > 2}
+    return (
+        bool(sentence)
+        and len(sentence.split()) <= 40
+        and (not words or sum(w in sentence.lower() for w in words) >= 0.6 * len(words))
+    )

@@ -1,0 +1,156 @@
+"""TeachMe on scripted models: the paper's magnet-penny dialogue, and each dialog move."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from agents.teachme import TeachableReasoner, TeachMeConfig, TeachMeSession, split_choices
+from agents.teachme.language import negate, rule_hypothesis
+from lm import LogLikelihood
+from lm.fakes import HashEmbeddings, ScriptedChatModel
+from memory import InMemoryStore, MemoryKind, MemoryStatus, MemoryStream
+
+PENNY = "Can a magnet attract a penny? (A) yes (B) no"
+
+
+class MagnetScorer:
+    """A scripted 'model': believes magnets attract pennies unless told copper is not magnetic."""
+
+    def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
+        refuted = "cannot attract copper" in prompt.lower()
+        scores = {" yes": -3.0 if refuted else -1.0, " no": -0.5 if refuted else -2.0}
+        return [
+            LogLikelihood(total=scores.get(c, -5.0), mean=scores.get(c, -5.0), tokens=1)
+            for c in continuations
+        ]
+
+    def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
+        return [5.0] * len(prompts)
+
+    def p_yes_batch(self, prompts: Sequence[str]) -> list[float]:
+        return [0.9] * len(prompts)
+
+
+def _session(write_premises: bool = True) -> TeachMeSession:
+    stream = MemoryStream(InMemoryStore(), HashEmbeddings())
+    writer = ScriptedChatModel(default="A magnet can attract copper.")
+    reasoner = TeachableReasoner(
+        stream, MagnetScorer(), writer, config=TeachMeConfig(write_premises=write_premises)
+    )
+    return TeachMeSession(reasoner)
+
+
+def test_the_magnet_penny_dialogue() -> None:
+    session = _session()
+    first = session.ask(PENNY)
+    assert first.choice == "yes"  # wrong, as in the paper
+
+    missing = session.add_fact("A penny is made of copper.")
+    assert missing.choice == "yes"
+    proof = missing.proof
+    assert proof is not None and [p.text for p in proof.premises] == [
+        "A penny is made of copper.",
+        "A magnet can attract copper.",
+    ]
+    assert proof.forced and proof.premises[0].memory_id is not None
+
+    corrected = session.premise_false(2)  # "fact 2 is false"
+    assert corrected.choice == "no"
+    taught = {r.text: r for r in session.taught()}
+    assert "A magnet cannot attract copper." in taught
+    correction = taught["A magnet cannot attract copper."]
+    assert correction.kind is MemoryKind.CORRECTION
+    assert correction.metadata["question"] == "Can a magnet attract a penny?"
+    assert correction.metadata["action"] == "premise false"
+    # The model's written premise is now refuted by memory and supports nothing.
+    assert all(
+        "A magnet can attract copper." not in [p.text for p in pr.premises]
+        for pr in corrected.proofs
+    )
+
+    pan = session.ask("Can a magnet attract a copper pan? (A) yes (B) no")
+    assert pan.choice == "no"
+    assert pan.proof is not None and pan.proof.premises[0].text == "A magnet cannot attract copper."
+
+
+def test_split_choices_and_rule_hypotheses() -> None:
+    assert split_choices(PENNY) == ("Can a magnet attract a penny?", ["yes", "no"])
+    assert (
+        rule_hypothesis("The sun is responsible for", "plants growing")
+        == "The sun is responsible for plants growing."
+    )
+    assert rule_hypothesis("What do plants need?", "light") == "What do plants need: light."
+
+
+@pytest.mark.parametrize(
+    ("statement", "negation"),
+    [
+        ("A magnet can attract copper.", "A magnet cannot attract copper."),
+        ("Copper is magnetic.", "Copper is not magnetic."),
+        ("A magnet cannot attract copper.", "A magnet can attract copper."),
+        ("Plants need light.", "It is not true that plants need light."),
+    ],
+)
+def test_negate(statement: str, negation: str) -> None:
+    assert negate(statement) == negation
+
+
+def test_agree_stores_the_proof_and_keeps_the_answer() -> None:
+    session = _session()
+    session.ask(PENNY)
+    again = session.agree()
+    taught = [r.text for r in session.taught()]
+    assert "A magnet can attract copper." in taught
+    assert any(t.startswith("Can a magnet attract a penny: yes") for t in taught)
+    assert again.choice == "yes"
+
+
+def test_bad_reasoning_blocks_that_step_for_good() -> None:
+    session = _session(write_premises=False)
+    first = session.ask(PENNY)
+    assert first.proof is not None
+    step = (first.proof.hypothesis, [p.text for p in first.proof.premises])
+    after = session.bad_reasoning()  # "yes" with no premises is not a proof
+    assert all((p.hypothesis, [q.text for q in p.premises]) != step for p in after.proofs)
+    assert after.choice == "no"
+    again = session.ask(PENNY)  # and it stays blocked for later questions
+    assert all((p.hypothesis, [q.text for q in p.premises]) != step for p in again.proofs)
+    record = next(r for r in session.taught() if "blocked_hypothesis" in r.metadata)
+    assert record.kind is MemoryKind.CORRECTION
+    # Blocks are not facts: they are never retrieved as premises.
+    facts = session.reasoner.retrieve_facts("magnet penny", ["yes", "no"])
+    assert all("Bad reasoning" not in f.text for f in facts)
+
+
+def test_forget_and_forget_all_undo_teaching() -> None:
+    session = _session()
+    session.ask(PENNY)
+    session.add_fact("A penny is made of copper.")
+    corrected = session.premise_false(2)
+    assert corrected.choice == "no"
+    correction = next(r for r in session.taught() if r.kind is MemoryKind.CORRECTION)
+    assert session.forget(correction.id).choice == "yes"
+    assert session.forget_all().choice == "yes"
+    assert session.taught() == []
+    stream = session.reasoner.stream
+    assert all(r.status is not MemoryStatus.ACTIVE for r in stream.records("user"))
+
+
+def test_use_fact_and_bad_numbers() -> None:
+    session = _session(write_premises=False)
+    session.ask(PENNY)
+    session.add_fact("A penny is made of copper.")
+    answer = session.use_fact(1)
+    assert answer.considered and answer.considered[0].text == "A penny is made of copper."
+    with pytest.raises(ValueError, match="considered facts"):
+        session.use_fact(9)
+    with pytest.raises(ValueError, match="premise"):
+        session.premise_false(5)
+
+
+def test_direct_mode_is_the_likeliest_choice() -> None:
+    session = _session()
+    answer = session.reasoner.direct("Can a magnet attract a penny?", ["yes", "no"])
+    assert answer.mode == "direct" and answer.choice == "yes" and answer.proof is not None

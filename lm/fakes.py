@@ -79,10 +79,13 @@ class FakeScorer:
         self.calls: list[str] = []
 
     def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
+        return self.loglik_batch([(prompt, c) for c in continuations])
+
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
         self.calls.append("loglik")
-        prompt_words = set(_WORD.findall(prompt.lower()))
         out = []
-        for text in continuations:
+        for prompt, text in pairs:
+            prompt_words = set(_WORD.findall(prompt.lower()))
             words = _WORD.findall(text.lower()) or [""]
             per_token = [0.0 if w in prompt_words else -2.0 for w in words]
             out.append(

@@ -147,8 +147,10 @@ class LocalChatModel(BaseChatModel):
 
     # ---- Scorer ----------------------------------------------------------------------
     def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
+        return self.loglik_batch([(prompt, c) for c in continuations])
+
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
         start, read = time.perf_counter(), self.backend.tokens_read
-        pairs = [(prompt, c) for c in continuations]
         rows = self.backend.continuation_logprobs(pairs, self.settings.scoring_batch_size)
         self._account(read, start)
         return [LogLikelihood(total=sum(r), mean=sum(r) / len(r), tokens=len(r)) for r in rows]

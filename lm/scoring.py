@@ -34,6 +34,10 @@ class Scorer(Protocol):
         """Log-likelihood of each continuation after the prompt, scored as one batch."""
         ...
 
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        """Log-likelihood of each (prompt, continuation) pair, all in one batch."""
+        ...
+
     def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
         """Expected rating on the integer scale low..high for each prompt."""
         ...

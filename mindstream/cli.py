@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from mindstream import cli_eval, cli_lm, cli_memory, cli_reflection
+from mindstream import cli_eval, cli_lm, cli_memory, cli_reflection, cli_teach
 from mindstream.cli_support import clean_errors, offline_environment
 
 app = typer.Typer(
@@ -19,6 +19,8 @@ app.add_typer(cli_memory.app, name="memory")
 app.add_typer(cli_eval.app, name="eval")
 app.command()(cli_reflection.reflect)
 app.command()(cli_reflection.refine)
+app.command()(cli_teach.ask)
+app.command()(cli_teach.teach)
 
 
 @app.command()

@@ -62,6 +62,44 @@ def reflection() -> None:
     console.print(result["insights"])
 
 
+@app.command("teachme-retrieval")
+@clean_errors
+def teachme_retrieval(
+    data: DataOption = DEFAULT_DATA,
+    split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
+) -> None:
+    """TeachMe Table A1: recall of the gold fact by how memory is indexed (F, Q, Q+F, ...)."""
+    from mindstream.experiments.teachme_retrieval import run
+
+    console.print(run(data, split, limit)["recall_percent"])
+
+
+@app.command()
+@clean_errors
+def teachme(
+    data: DataOption = DEFAULT_DATA,
+    split: Annotated[str, typer.Option(help="The hidden split answered after teaching.")] = "dev",
+    limit: Annotated[int | None, typer.Option(help="Only the first N hidden questions.")] = None,
+    train_limit: Annotated[
+        int | None, typer.Option(help="Train questions the teacher goes through.")
+    ] = 500,
+    curve_limit: Annotated[
+        int, typer.Option(help="Hidden questions scored at each curve point.")
+    ] = 100,
+    orderings: Annotated[int, typer.Option(help="Orderings of the train questions.")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the first ordering.")] = 0,
+    work: Annotated[Path, typer.Option(help="Where partial results are kept (resumable).")] = Path(
+        "runs/teachme"
+    ),
+) -> None:
+    """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
+    from mindstream.experiments.teachme import run
+
+    result = run(data, split, limit, train_limit, curve_limit, orderings, seed, work)
+    console.print({k: result[k] for k in ("direct", "before", "after", "upper_bound")})
+
+
 @app.command()
 @clean_errors
 def report() -> None:

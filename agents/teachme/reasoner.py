@@ -117,7 +117,7 @@ class TeachableReasoner:
         blocked = self._blocked()
         starts: list[list[Premise]] = [[]]
         starts += [[Premise(text=f.text, memory_id=f.id)] for f in facts]
-        proofs = [p for start in starts for p in self._proofs(question, options, hypotheses, start)]
+        proofs = self._score(question, options, hypotheses, self._premise_sets(starts, hypotheses))
         if self.config.entailment_check:
             proofs = self._check_entailment(proofs)
         proofs = [p for p in proofs if (p.hypothesis, _key(p.premises)) not in blocked]
@@ -141,7 +141,8 @@ class TeachableReasoner:
     def direct(self, question: str, choices: Sequence[str]) -> Answer:
         """The "fast thinking" baseline: the choice the model finds likeliest, no proof."""
         options = list(choices)
-        proofs = self._prove(question, options, self._hypotheses(question, options), [])
+        hypotheses = self._hypotheses(question, options)
+        proofs = self._score(question, options, hypotheses, [([], None)])
         best = max(proofs, key=lambda p: p.score)
         return Answer(
             question=question,
@@ -169,45 +170,51 @@ class TeachableReasoner:
         usable = [m.record for m in found if "blocked_hypothesis" not in m.record.metadata]
         return usable[: self.config.retrieve_k]
 
-    def _prove(
-        self, question: str, options: list[str], hypotheses: list[str], premises: list[Premise]
-    ) -> list[Proof]:
-        context = (
-            WITH_PREMISES.format(
-                premises="\n".join(PREMISE_LINE.format(fact=p.text) for p in premises),
-                question=question,
-            )
-            if premises
-            else DIRECT.format(question=question)
-        )
-        scores = self.scorer.loglik(context, [" " + option for option in options])
-        penalty = sum(math.log(max(p.belief, 1e-9)) for p in premises)
-        return [
-            Proof(
-                choice_index=i,
-                hypothesis=h,
-                premises=premises,
-                support=s.mean,
-                score=s.mean + penalty,
-            )
-            for i, (h, s) in enumerate(zip(hypotheses, scores, strict=True))
-        ]
-
-    def _proofs(
-        self, question: str, options: list[str], hypotheses: list[str], start: list[Premise]
-    ) -> list[Proof]:
-        """Proofs of every hypothesis from `start` (a forced memory fact, or nothing), with
-        one model-written premise added when `write_premises` is on."""
+    def _premise_sets(
+        self, starts: list[list[Premise]], hypotheses: list[str]
+    ) -> list[tuple[list[Premise], int | None]]:
+        """(premises, the one hypothesis they were written for, or None for all)."""
         if not self.config.write_premises or self.model is None:
-            return self._prove(question, options, hypotheses, start)
-        given = " ".join(p.text for p in start)
-        written = self._generate([PREMISE.format(given=given, hypothesis=h) for h in hypotheses])
+            return [(start, None) for start in starts]
+        prompts = [
+            PREMISE.format(given=" ".join(p.text for p in start), hypothesis=h)
+            for start in starts
+            for h in hypotheses
+        ]
+        written = self._generate(prompts)
         beliefs = self._beliefs(written)
-        proofs = []
-        for i, (text, b) in enumerate(zip(written, beliefs, strict=True)):
+        sets: list[tuple[list[Premise], int | None]] = []
+        for n, (text, b) in enumerate(zip(written, beliefs, strict=True)):
+            start, i = starts[n // len(hypotheses)], n % len(hypotheses)
             # A written premise the user refuted falls away; the forced start still stands.
-            premises = [*start, Premise(text=text, belief=b)] if b > 0 else start
-            proofs.append(self._prove(question, options, hypotheses, premises)[i])
+            sets.append(([*start, Premise(text=text, belief=b)] if b > 0 else start, i))
+        return sets
+
+    def _score(
+        self,
+        question: str,
+        options: list[str],
+        hypotheses: list[str],
+        sets: list[tuple[list[Premise], int | None]],
+    ) -> list[Proof]:
+        """Score every premise set against the options in one batch of the scorer."""
+        contexts = [_context(question, premises) for premises, _ in sets]
+        pairs = [(context, " " + option) for context in contexts for option in options]
+        scores = self.scorer.loglik_batch(pairs)
+        proofs = []
+        for n, (premises, only) in enumerate(sets):
+            penalty = sum(math.log(max(p.belief, 1e-9)) for p in premises)
+            for i in range(len(options)) if only is None else [only]:
+                support = scores[n * len(options) + i].mean
+                proofs.append(
+                    Proof(
+                        choice_index=i,
+                        hypothesis=hypotheses[i],
+                        premises=premises,
+                        support=support,
+                        score=support + penalty,
+                    )
+                )
         return proofs
 
     def _beliefs(self, statements: list[str]) -> list[float]:
@@ -282,6 +289,13 @@ class TeachableReasoner:
             for r in self.stream.records(self.user)
             if "blocked_hypothesis" in r.metadata and r.status is MemoryStatus.ACTIVE
         }
+
+
+def _context(question: str, premises: Sequence[Premise]) -> str:
+    if not premises:
+        return DIRECT.format(question=question)
+    lines = "\n".join(PREMISE_LINE.format(fact=p.text) for p in premises)
+    return WITH_PREMISES.format(premises=lines, question=question)
 
 
 def _normal(text: str) -> str:

@@ -19,12 +19,16 @@ class MagnetScorer:
     """A scripted 'model': believes magnets attract pennies unless told copper is not magnetic."""
 
     def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
-        refuted = "cannot attract copper" in prompt.lower()
-        scores = {" yes": -3.0 if refuted else -1.0, " no": -0.5 if refuted else -2.0}
-        return [
-            LogLikelihood(total=scores.get(c, -5.0), mean=scores.get(c, -5.0), tokens=1)
-            for c in continuations
-        ]
+        return self.loglik_batch([(prompt, c) for c in continuations])
+
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        out = []
+        for prompt, answer in pairs:
+            refuted = "cannot attract copper" in prompt.lower()
+            scores = {" yes": -3.0 if refuted else -1.0, " no": -0.5 if refuted else -2.0}
+            value = scores.get(answer, -5.0)
+            out.append(LogLikelihood(total=value, mean=value, tokens=1))
+        return out
 
     def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
         return [5.0] * len(prompts)

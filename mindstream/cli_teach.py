@@ -1,0 +1,143 @@
+"""`mindstream ask` and `mindstream teach`: the teachable reasoner from the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from agents.teachme import Answer, TeachableReasoner, TeachMeConfig, TeachMeSession, split_choices
+from mindstream.cli_support import (
+    MODEL_OPTION_HELP,
+    build_model,
+    clean_errors,
+    console,
+    require_scorer,
+)
+
+StoreOption = Annotated[
+    Path, typer.Option("--store", "-s", help="Folder of the memory store (taught facts).")
+]
+UserOption = Annotated[str, typer.Option("--user", "-u", help="Whose taught facts to use.")]
+ModelOption = Annotated[str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)]
+HELP = """moves after an answer:
+  a              agree: store the proof, so this question gets this answer again
+  f N            premise N is false (its negation is stored)
+  m FACT         a fact is missing
+  t FACT         a fact the model disbelieved is true
+  b              bad reasoning: never use this step again
+  u N            use considered fact N
+  x ID           forget one taught fact (see `l`)
+  X              forget everything taught
+  l              list taught facts
+  q QUESTION     ask a new question:  q Can a magnet attract a penny? (A) yes (B) no
+  quit           leave"""
+
+
+def _session(store: Path, user: str, model: str, write_premises: bool) -> TeachMeSession:
+    from lm.embeddings import MiniLMEmbeddings
+    from memory import MemoryStream
+
+    chat = build_model(model, max_new_tokens=32)
+    stream = MemoryStream.open(store, MiniLMEmbeddings())
+    config = TeachMeConfig(write_premises=write_premises)
+    return TeachMeSession(
+        TeachableReasoner(stream, require_scorer(chat, model), chat, user=user, config=config)
+    )
+
+
+def show(answer: Answer) -> None:
+    if not answer.found or answer.proof is None:
+        console.print("[bold]No proof found.[/] Facts I considered:")
+    else:
+        console.print(f"[bold]Answer:[/] {answer.choice}   (score {answer.proof.score:.2f})")
+        for n, premise in enumerate(answer.proof.premises, start=1):
+            source = "taught" if premise.memory_id else f"my belief {premise.belief:.2f}"
+            console.print(f"  {n}. {premise.text}  [dim]({source})[/]")
+        console.print(f"  [bold]therefore[/] {answer.proof.hypothesis}")
+    for n, fact in enumerate(answer.considered, start=1):
+        console.print(f"  [dim]considered {n}: {fact.text}[/]")
+
+
+@clean_errors
+def ask(
+    question: Annotated[str, typer.Argument(help="QUESTION (A) choice (B) choice ...")],
+    store: StoreOption = Path("runs/teachme-memory"),
+    user: UserOption = "user",
+    model: ModelOption = "local:smollm2-135m",
+    direct: Annotated[
+        bool, typer.Option(help="Answer by likelihood alone, without a proof.")
+    ] = False,
+) -> None:
+    """Answer a multiple-choice question with a proof built from taught facts."""
+    stem, choices = split_choices(question)
+    if not stem or len(choices) < 2:
+        raise ValueError("give the question with at least two choices: 'QUESTION (A) ... (B) ...'")
+    session = _session(store, user, model, write_premises=False)
+    reasoner = session.reasoner
+    show(reasoner.direct(stem, choices) if direct else reasoner.answer(stem, choices))
+
+
+@clean_errors
+def teach(
+    store: StoreOption = Path("runs/teachme-memory"),
+    user: UserOption = "user",
+    model: ModelOption = "local:smollm2-135m",
+    write_premises: Annotated[
+        bool, typer.Option(help="Let the model write a premise per proof.")
+    ] = True,
+) -> None:
+    """An interactive TeachMe session: ask, see the proof, correct it, watch the answer change."""
+    session = _session(store, user, model, write_premises)
+    console.print(HELP)
+    while True:
+        try:
+            line = input("> ").strip()
+        except (EOFError, KeyboardInterrupt):
+            break
+        if line in ("quit", "exit"):
+            break
+        try:
+            _move(session, line)
+        except ValueError as error:
+            console.print(f"[red]{error}[/]")
+    session.reasoner.stream.close()
+
+
+def _move(session: TeachMeSession, line: str) -> None:
+    command, _, rest = line.partition(" ")
+    rest = rest.strip()
+    moves = {
+        "q": lambda: session.ask(rest),
+        "a": session.agree,
+        "f": lambda: session.premise_false(int(rest)),
+        "m": lambda: session.add_fact(rest),
+        "t": lambda: session.fact_true(rest),
+        "b": session.bad_reasoning,
+        "u": lambda: session.use_fact(int(rest)),
+        "x": lambda: session.forget(_taught_id(session, rest)),
+        "X": session.forget_all,
+    }
+    if command == "l":
+        table = Table("id", "kind", "fact", "taught for")
+        for record in session.taught():
+            table.add_row(
+                record.id[:8],
+                record.kind.value,
+                record.text,
+                str(record.metadata.get("question", "")),
+            )
+        console.print(table)
+    elif command in moves:
+        show(moves[command]())
+    else:
+        console.print(HELP)
+
+
+def _taught_id(session: TeachMeSession, prefix: str) -> str:
+    matches = [r.id for r in session.taught() if r.id.startswith(prefix)]
+    if len(matches) != 1:
+        raise ValueError(f"{prefix!r} matches {len(matches)} taught facts; see `l`")
+    return matches[0]

@@ -31,6 +31,10 @@ runner = CliRunner()
         ["eval", "self-refine"],
         ["eval", "reflection"],
         ["eval", "report"],
+        ["eval", "teachme"],
+        ["eval", "teachme-retrieval"],
+        ["ask"],
+        ["teach"],
     ],
 )
 def test_every_command_has_help(args: list[str]) -> None:
@@ -48,6 +52,7 @@ def test_every_command_has_help(args: list[str]) -> None:
         (["lm", "chat", "hi", "--model", "nope:x"], "unknown model scheme"),
         (["memory", "stats", "--store", __file__], "is a file"),
         (["refine", " "], "TASK is empty"),
+        (["ask", "Is the sky blue?"], "at least two choices"),
         (["eval", "refeed-retrieval", "--data", "/nonexistent"], "dev_complete.jsonl: not found"),
         (["eval", "self-refine", "--data", "/nonexistent"], "openbook.txt: not found"),
     ],

@@ -143,8 +143,14 @@ class Reflector:
         ]
         replies = self._ask_batch(prompts)
         pending, dropped = [], []
+        # Active reflections only, and not the stale ones being replaced: re-deriving the same
+        # insight from evidence that still stands is the point of `rederive`.
         seen = {
-            _normal(r.text) for r in self.stream.records(owner) if r.kind is MemoryKind.REFLECTION
+            _normal(r.text)
+            for r in self.stream.records(owner)
+            if r.kind is MemoryKind.REFLECTION
+            and r.status is MemoryStatus.ACTIVE
+            and r.id not in (exclude or set())
         }
         for question, evidence, reply in zip(questions, evidence_sets, replies, strict=True):
             parsed = parse_insights(reply, len(evidence), self.config.insights_per_question)

@@ -139,3 +139,17 @@ def test_forgetting_evidence_marks_stale_and_rederive_replaces() -> None:
     old = stream.get(original.id)
     assert old.status is MemoryStatus.SUPERSEDED and old.metadata["superseded_by"] == replacement.id
     assert stream.stale("klaus") == []
+
+
+def test_rederiving_the_same_insight_from_remaining_evidence_keeps_it() -> None:
+    stream = _stream()
+    ids = _seed(stream)
+    config = ReflectionConfig(evidence_k=4, min_evidence_similarity=None)
+    same = "1. Klaus is devoted to research on gentrification (because of 1, 2)"
+    reflector = Reflector(stream, _model(same), config)
+    original = reflector.reflect("klaus", force=True).insights[0].record
+    stream.forget(original.evidence[0])
+    result = reflector.rederive("klaus")
+    assert [i.record.text for i in result.insights] == [original.text]
+    assert stream.get(original.id).status is MemoryStatus.SUPERSEDED
+    assert ids  # the seeded memories exist

@@ -76,8 +76,8 @@ Questions: {"; ".join(result.questions) or "none"}
 Lines the model wrote that were not stored ({len(result.dropped)}): {"; ".join(result.dropped[:6])}
 
 With a 135M model, insights mostly restate one observation rather than generalise, and the
-questions copy the worked example's shape; a stronger model (`--model openai:...`) is needed
-for the paper's higher-level insights.
+questions copy the worked example's shape. The paper's higher-level insights need a stronger
+model: `Reflector` takes any langchain chat model (`resolve_model("openai:<model>")`).
 """
     write_section("reflection", markdown, data_out)
     return data_out

@@ -100,6 +100,19 @@ def teachme(
     console.print({k: result[k] for k in ("direct", "before", "after", "upper_bound")})
 
 
+@app.command("teachme-scoring")
+@clean_errors
+def teachme_scoring(
+    data: DataOption = DEFAULT_DATA,
+    limit: Annotated[int, typer.Option(help="How many train questions.")] = 100,
+    offset: Annotated[int, typer.Option(help="Index of the first train question used.")] = 1000,
+) -> None:
+    """Can the model use a fact? Answer rules for TeachMe's proofs, with a gold-fact oracle."""
+    from mindstream.experiments.teachme_scoring import run
+
+    console.print(run(data, limit, offset)["accuracy"])
+
+
 @app.command()
 @clean_errors
 def report() -> None:

@@ -33,6 +33,7 @@ runner = CliRunner()
         ["eval", "report"],
         ["eval", "teachme"],
         ["eval", "teachme-retrieval"],
+        ["eval", "teachme-scoring"],
         ["ask"],
         ["teach"],
     ],

@@ -198,7 +198,7 @@ class TeachableReasoner:
         sets: list[tuple[list[Premise], int | None]],
     ) -> list[Proof]:
         """Score every premise set against the options in one batch of the scorer."""
-        contexts = [_context(question, premises) for premises, _ in sets]
+        contexts = [context_for(question, premises) for premises, _ in sets]
         pairs = [(context, " " + option) for context in contexts for option in options]
         scores = self.scorer.loglik_batch(pairs)
         proofs = []
@@ -291,7 +291,8 @@ class TeachableReasoner:
         }
 
 
-def _context(question: str, premises: Sequence[Premise]) -> str:
+def context_for(question: str, premises: Sequence[Premise]) -> str:
+    """The text a proof's answer is scored after: its premises, then the question."""
     if not premises:
         return DIRECT.format(question=question)
     lines = "\n".join(PREMISE_LINE.format(fact=p.text) for p in premises)

@@ -10,7 +10,14 @@ from typing import Any
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SECTIONS = DOCS / "results"
-ORDER = ["refeed_retrieval", "self_refine", "reflection", "teachme", "teachme_retrieval"]
+ORDER = [
+    "refeed_retrieval",
+    "self_refine",
+    "reflection",
+    "teachme_retrieval",
+    "teachme_scoring",
+    "teachme",
+]
 
 
 def write_section(name: str, markdown: str, data: dict[str, Any], out: Path = SECTIONS) -> Path:

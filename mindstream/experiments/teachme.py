@@ -56,7 +56,7 @@ class Lab:
         return right / len(questions)
 
 
-def teach(lab: Lab, reasoner: TeachableReasoner, question: Question) -> bool:
+def teach(reasoner: TeachableReasoner, question: Question) -> bool:
     """Answer one train question; on a wrong answer add its core fact. True if it taught."""
     answer = reasoner.answer(question.stem, question.choices)
     if answer.choice_index == question.answer_index:
@@ -126,7 +126,7 @@ def run(
                 if str(percent) in run_state["curve"]:
                     continue
                 for question in sequence[run_state["position"] : stop]:
-                    if teach(lab, reasoner, question):
+                    if teach(reasoner, question):
                         run_state["taught"].append(question.id)
                     run_state["position"] += 1
                     progress.advance(bar)

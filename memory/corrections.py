@@ -23,8 +23,7 @@ def forget(stream: MemoryStream, memory_id: str) -> MemoryRecord:
 
 def forget_all(stream: MemoryStream, owner: str) -> int:
     active = [r for r in stream.records(owner) if r.status is MemoryStatus.ACTIVE]
-    for record in active:
-        stream.replace(record, status=MemoryStatus.FORGOTTEN)
+    stream.replace_many([(r, {"status": MemoryStatus.FORGOTTEN}) for r in active])
     return len(active)
 
 
@@ -46,12 +45,12 @@ def supersede(stream: MemoryStream, old_id: str, new: NewMemory) -> MemoryRecord
 def mark_dependents_stale(
     stream: MemoryStream, memory_id: str, *, reason: str
 ) -> list[MemoryRecord]:
-    marked = []
-    for dependent in stream.dependents_of(memory_id):
-        if dependent.status is MemoryStatus.ACTIVE and not dependent.stale:
-            metadata = {**dependent.metadata, "stale": True, "stale_reason": reason}
-            marked.append(stream.replace(dependent, metadata=metadata))
-    return marked
+    changes = [
+        (d, {"metadata": {**d.metadata, "stale": True, "stale_reason": reason}})
+        for d in stream.dependents_of(memory_id)
+        if d.status is MemoryStatus.ACTIVE and not d.stale
+    ]
+    return stream.replace_many(changes)
 
 
 def stale_memories(stream: MemoryStream, owner: str) -> list[MemoryRecord]:

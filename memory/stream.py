@@ -389,16 +389,23 @@ class MemoryStream:
 
     def replace(self, record: MemoryRecord, **changes: Any) -> MemoryRecord:
         """Change a record's mutable fields (status, metadata), in the index and the store."""
-        updated = record.model_copy(update=changes)
-        state = self._owners[record.owner]
-        row = state.index.row_of[record.id]
-        was_active = record.status is MemoryStatus.ACTIVE
-        is_active = updated.status is MemoryStatus.ACTIVE
-        state.inactive += int(was_active) - int(is_active)
-        state.index.status[row] = STATUS_CODES[updated.status]
-        self._records[record.id] = updated
-        self._pending.pop(record.id, None)
-        self.store.update([updated])
+        return self.replace_many([(record, changes)])[0]
+
+    def replace_many(
+        self, changes: Sequence[tuple[MemoryRecord, dict[str, Any]]]
+    ) -> list[MemoryRecord]:
+        """`replace` for many records, with one write to the store."""
+        updated = []
+        for record, change in changes:
+            new = record.model_copy(update=change)
+            state = self._owners[record.owner]
+            was_active = record.status is MemoryStatus.ACTIVE
+            state.inactive += int(was_active) - int(new.status is MemoryStatus.ACTIVE)
+            state.index.status[state.index.row_of[record.id]] = STATUS_CODES[new.status]
+            self._records[record.id] = new
+            self._pending.pop(record.id, None)
+            updated.append(new)
+        self.store.update(updated)
         return updated
 
     def evidence_of(self, memory_id: str) -> list[MemoryRecord]:

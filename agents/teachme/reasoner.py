@@ -155,7 +155,7 @@ class TeachableReasoner:
 
     def retrieve_facts(self, question: str, choices: Sequence[str]) -> list[MemoryRecord]:
         """Up to r taught facts, found by the question and its choices (TeachMe's query)."""
-        if self.config.retrieve_k == 0 or not self.stream.records(self.user):
+        if self.config.retrieve_k == 0:
             return []
         query = " ".join([question, *choices])
         found = self.stream.retrieve(

@@ -33,9 +33,13 @@ class MemoryStore(Protocol):
     def close(self) -> None: ...
 
 
-def to_flat(record: MemoryRecord, sequence: int) -> dict[str, str | int | float | bool]:
-    """The record's fields as flat metadata (what chroma can store)."""
-    return {
+def to_flat(record: MemoryRecord, sequence: int | None) -> dict[str, str | int | float | bool]:
+    """The record's fields as flat metadata (what chroma can store).
+
+    `sequence` (the insertion counter) is set once, on insert; updates leave it out, and
+    chroma keeps metadata keys an update does not mention.
+    """
+    flat: dict[str, str | int | float | bool] = {
         "owner": record.owner,
         "kind": record.kind.value,
         "created_at": record.created_at.isoformat(),
@@ -44,8 +48,10 @@ def to_flat(record: MemoryRecord, sequence: int) -> dict[str, str | int | float 
         "evidence": json.dumps(list(record.evidence)),
         "status": record.status.value,
         "meta": json.dumps(record.metadata),
-        "seq": sequence,
     }
+    if sequence is not None:
+        flat["seq"] = sequence
+    return flat
 
 
 def from_flat(memory_id: str, text: str, flat: dict[str, Any]) -> MemoryRecord:

@@ -101,12 +101,9 @@ class ChromaStore:
     def update(self, records: Sequence[MemoryRecord]) -> None:
         if not records:
             return
-        # seq is an insertion counter: read it back so an update never reorders the stream.
-        current = self._collection.get(ids=[r.id for r in records], include=["metadatas"])
-        seq_of = {i: m["seq"] for i, m in zip(current["ids"], current["metadatas"], strict=True)}
+        # Without "seq": chroma merges metadata, so the insertion order is kept.
         self._collection.update(
-            ids=[r.id for r in records],
-            metadatas=[to_flat(r, int(seq_of[r.id])) for r in records],
+            ids=[r.id for r in records], metadatas=[to_flat(r, None) for r in records]
         )
 
     def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:

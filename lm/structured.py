@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
@@ -39,6 +39,14 @@ def parse_json_object(text: str, schema: type[SchemaT]) -> SchemaT:
         return schema.model_validate(json.loads(match.group(0)))
     except (json.JSONDecodeError, ValidationError) as error:
         raise ParseError(str(error).splitlines()[0]) from error
+
+
+def complete_batch(
+    model: BaseChatModel, prompts: Sequence[LanguageModelInput], component: str, **options: Any
+) -> list[str]:
+    """One batched call; each reply's text, stripped. `component` labels it for `CallLedger`."""
+    replies = model.batch(list(prompts), config={"metadata": {"component": component}}, **options)
+    return [str(reply.content).strip() for reply in replies]
 
 
 def generate_structured(

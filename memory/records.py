@@ -98,6 +98,11 @@ class RetrievalWeights(BaseModel):
     def original_code(cls) -> RetrievalWeights:
         return cls(recency=0.5, importance=2.0, relevance=3.0)
 
+    @classmethod
+    def relevance_only(cls) -> RetrievalWeights:
+        """For a corpus of facts, where recency and importance mean nothing."""
+        return cls(recency=0.0, importance=0.0, relevance=1.0)
+
 
 RelevanceMode = Literal["embedding", "bm25", "hybrid"]
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field
 
-from lm import Scorer
+from lm import Scorer, complete_batch
 from memory import MemoryStream, RetrievalWeights
 from memory.records import RelevanceMode
 from reflection.prompts import REFEED_ANSWER, REFEED_REFINE, REFEED_SCORE_CONTEXT
@@ -23,11 +23,10 @@ RRF_K = 60  # reciprocal rank fusion constant (Cormack et al. 2009)
 
 def stream_retriever(stream: MemoryStream, owner: str, mode: RelevanceMode = "bm25") -> Retrieve:
     """Retrieve a stream's memories by relevance alone (a corpus has no recency)."""
-    relevance_only = RetrievalWeights(recency=0.0, importance=0.0, relevance=1.0)
 
     def retrieve(query: str, k: int) -> list[str]:
         found = stream.retrieve(
-            query, k, owner=owner, mode=mode, weights=relevance_only, touch=False
+            query, k, owner=owner, mode=mode, weights=RetrievalWeights.relevance_only(), touch=False
         )
         return [m.record.text for m in found]
 
@@ -127,10 +126,8 @@ class ReFeed:
         return fuse(rankings, self.config.keep)
 
     def _ask(self, prompts: list[str], component: str, *, sample: bool) -> list[str]:
-        config = {"metadata": {"component": f"refeed:{component}"}}
         options = {"temperature": self.config.temperature} if sample else {}
-        replies = self.model.batch(prompts, config=config, **options)  # type: ignore[arg-type]
-        return [str(r.content).strip() for r in replies]
+        return complete_batch(self.model, prompts, f"refeed:{component}", **options)
 
 
 def _listed(documents: Sequence[str]) -> str:

@@ -14,6 +14,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
+from lm import complete_batch
 from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, new_memory
 from reflection.parsing import ParsedInsight, parse_insights, parse_questions
 from reflection.prompts import (
@@ -186,8 +187,7 @@ class Reflector:
 
     def _ask_batch(self, prompts: list[list[BaseMessage]]) -> list[str]:
         # Generation length is the model's own setting, so any chat model works here.
-        replies = self.model.batch(prompts, config={"metadata": {"component": "reflection"}})  # type: ignore[arg-type]
-        return [str(r.content) for r in replies]
+        return complete_batch(self.model, prompts, "reflection")
 
 
 def _questions_prompt(statements: str, count: int) -> list[BaseMessage]:

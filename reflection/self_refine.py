@@ -17,6 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import PromptTemplate
 from pydantic import BaseModel, ConfigDict, Field
 
+from lm import complete_batch
 from reflection.prompts import SELF_REFINE_FEEDBACK, SELF_REFINE_GENERATE, SELF_REFINE_REFINE
 
 Feedback = Callable[[Sequence[str], Sequence[str]], list[str]]  # (tasks, outputs) -> feedback
@@ -118,8 +119,7 @@ class SelfRefine:
         return self._ask(prompts, "feedback")
 
     def _ask(self, prompts: list[str], component: str) -> list[str]:
-        config = {"metadata": {"component": f"self-refine:{component}"}}
-        return [str(r.content).strip() for r in self.model.batch(prompts, config=config)]  # type: ignore[arg-type]
+        return complete_batch(self.model, prompts, f"self-refine:{component}")
 
 
 def _history(history: RefineHistory) -> str:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.teachme.language import negate, rule_hypothesis
@@ -26,11 +26,10 @@ from agents.teachme.prompts import (
     PREMISE_LINE,
     WITH_PREMISES,
 )
-from lm import Scorer, belief
+from lm import Scorer, belief, complete_batch
 from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, RetrievalWeights
 from memory.records import RelevanceMode
 
-RELEVANCE_ONLY = RetrievalWeights(recency=0.0, importance=0.0, relevance=1.0)
 FACT_KINDS = (MemoryKind.FACT, MemoryKind.CORRECTION)
 
 
@@ -164,7 +163,7 @@ class TeachableReasoner:
             owner=self.user,
             kinds=FACT_KINDS,
             mode=self.config.retrieval,
-            weights=RELEVANCE_ONLY,
+            weights=RetrievalWeights.relevance_only(),
             touch=False,
         )
         usable = [m.record for m in found if "blocked_hypothesis" not in m.record.metadata]
@@ -278,9 +277,8 @@ class TeachableReasoner:
 
     def _generate(self, prompts: list[str], **options: Any) -> list[str]:
         assert self.model is not None
-        inputs: list[LanguageModelInput] = list(prompts)
-        replies = self.model.batch(inputs, config={"metadata": {"component": "teachme"}}, **options)
-        return [str(r.content).strip().split("\n")[0] for r in replies]
+        replies = complete_batch(self.model, prompts, "teachme", **options)
+        return [reply.split("\n")[0] for reply in replies]
 
     def _blocked(self) -> set[tuple[str, str]]:
         """(hypothesis, premises) pairs the user called bad reasoning."""

@@ -19,7 +19,6 @@ from mindstream.experiments.report import table, write_section
 KS = (1, 2, 3, 5, 10)
 MODES = ("bm25", "embedding", "hybrid")
 PAPER_F_BM25 = {1: 31.0, 2: 39.2, 3: 44.2, 5: 51.0, 10: 58.8}
-RELEVANCE_ONLY = RetrievalWeights(recency=0.0, importance=0.0, relevance=1.0)
 
 
 def documents(train: list[Question], indexing: str) -> list[tuple[str, str]]:
@@ -49,7 +48,7 @@ def recall(stream: MemoryStream, questions: list[Question], mode: str) -> dict[i
             40,
             owner="memory",
             mode=mode,  # type: ignore[arg-type]
-            weights=RELEVANCE_ONLY,
+            weights=RetrievalWeights.relevance_only(),
             touch=False,
         )
         facts = list(dict.fromkeys(normalise_fact(str(m.record.metadata["fact"])) for m in found))

@@ -1,5 +1,14 @@
-"""Agents layer: the teachable reasoner (TeachMe); generative agents and the assistant follow."""
+"""Agents layer: generative agents (Park et al. 2023) and the teachable reasoner (TeachMe)."""
 
+from agents.generative import AgentConfig, GenerativeAgent, Minds, Persona
 from agents.teachme import TeachableReasoner, TeachMeConfig, TeachMeSession
 
-__all__ = ["TeachMeConfig", "TeachMeSession", "TeachableReasoner"]
+__all__ = [
+    "AgentConfig",
+    "GenerativeAgent",
+    "Minds",
+    "Persona",
+    "TeachMeConfig",
+    "TeachMeSession",
+    "TeachableReasoner",
+]

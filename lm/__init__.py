@@ -16,7 +16,7 @@ from lm.errors import (
 )
 from lm.importance import rate_importance
 from lm.resolve import resolve_model
-from lm.scoring import Choice, LogLikelihood, Scorer, choose, p_yes, rate
+from lm.scoring import Choice, LogLikelihood, Scorer, choose, choose_many, p_yes, rate
 from lm.structured import ParseError, complete_batch, generate_structured, parse_json_object
 from lm.truth import belief
 
@@ -38,6 +38,7 @@ __all__ = [
     "UnknownModelSpecError",
     "belief",
     "choose",
+    "choose_many",
     "complete_batch",
     "generate_structured",
     "p_yes",

@@ -93,3 +93,18 @@ def choose(scorer: Scorer, prompt: str, options: Sequence[str]) -> Choice:
     scores = [ll.mean for ll in scorer.loglik(prompt, options)]
     best = max(range(len(options)), key=scores.__getitem__)
     return Choice(index=best, option=options[best], scores=scores)
+
+
+def choose_many(scorer: Scorer, requests: Sequence[tuple[str, Sequence[str]]]) -> list[Choice]:
+    """`choose` for many (prompt, options) requests in one scoring batch."""
+    if any(not options for _, options in requests):
+        raise ScoringInputError("choose_many() needs at least one option per request")
+    pairs = [(prompt, option) for prompt, options in requests for option in options]
+    means = [ll.mean for ll in scorer.loglik_batch(pairs)] if pairs else []
+    choices, at = [], 0
+    for _, options in requests:
+        scores = means[at : at + len(options)]
+        at += len(options)
+        best = max(range(len(options)), key=scores.__getitem__)
+        choices.append(Choice(index=best, option=options[best], scores=scores))
+    return choices

@@ -30,6 +30,10 @@ class MemoryStore(Protocol):
         """Ids of up to n active memories of `owner` nearest to `vector` (the ANN prefilter)."""
         ...
 
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove records for good (rolling back an interrupted step; forgetting keeps them)."""
+        ...
+
     def close(self) -> None: ...
 
 

@@ -132,6 +132,12 @@ class ChromaStore:
         )
         return list(result["ids"][0])
 
+    def delete(self, ids: Sequence[str]) -> None:
+        """Meant for the newest records (a rolled-back step): insertion numbers restart from
+        the count on reopen, so deleting older ones could give two records the same number."""
+        if ids:
+            self._collection.delete(ids=list(ids))
+
     def count(self) -> int:
         return int(self._collection.count())
 

@@ -46,5 +46,10 @@ class InMemoryStore:
         sims = np.stack([self._vectors[i] for i in ids]) @ vector
         return [ids[j] for j in np.argsort(-sims)[:n]]
 
+    def delete(self, ids: Sequence[str]) -> None:
+        for memory_id in ids:
+            self._records.pop(memory_id, None)
+            self._vectors.pop(memory_id, None)
+
     def close(self) -> None:
         """Nothing to release."""

@@ -99,3 +99,12 @@ def test_chroma_disk_store_survives_reopen(tmp_path: Path) -> None:
     more = [_record(9)]
     reopened.put(more, _vectors(1, seed=3))
     assert [r.id for r in _load_all(reopened)[0]] == ["m0", "m1", "m2", "m3", "m9"]
+
+
+def test_delete_removes_records_for_good(store: MemoryStore) -> None:
+    store.put([_record(i) for i in range(4)], _vectors(4))
+    store.delete(["m2", "m3", "not-there"])
+    loaded = [r.id for records, _ in store.load() for r in records]
+    assert loaded == ["m0", "m1"]
+    store.put([_record(9)], _vectors(1, seed=3))
+    assert [r.id for records, _ in store.load() for r in records] == ["m0", "m1", "m9"]

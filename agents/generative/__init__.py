@@ -1,0 +1,35 @@
+"""Generative agents (Park et al. 2023): persona, summary, perceive, plan, react, converse,
+interview. The batched steps live in `planning` and `social`; `Minds` batches model calls."""
+
+from agents.generative.agent import GenerativeAgent
+from agents.generative.minds import Minds
+from agents.generative.persona import AgentConfig, Persona
+from agents.generative.plan import Plan, PlanStep
+from agents.generative.planning import choose_places, decompose, plan_days, refresh_summaries
+from agents.generative.social import (
+    Conversation,
+    Sight,
+    converse,
+    decide_reactions,
+    interview,
+    react_to_objects,
+)
+
+__all__ = [
+    "AgentConfig",
+    "Conversation",
+    "GenerativeAgent",
+    "Minds",
+    "Persona",
+    "Plan",
+    "PlanStep",
+    "Sight",
+    "choose_places",
+    "converse",
+    "decide_reactions",
+    "decompose",
+    "interview",
+    "plan_days",
+    "react_to_objects",
+    "refresh_summaries",
+]

@@ -1,0 +1,119 @@
+"""A generative agent (Park et al. 2023): persona + memory stream + plan.
+
+The agent holds no storage beyond the stream and a small, saveable state (where it is, its
+plan, its cached summary). Its thinking is done in `cognition`, which takes many agents at
+once so a sandbox can batch their model calls; for one agent, pass a list of one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from agents.generative.persona import AgentConfig, Persona
+from agents.generative.plan import Plan, PlanStep
+from memory import MemoryKind, MemoryStream, NewMemory, new_memory
+
+
+class GenerativeAgent:
+    """One inhabitant of the sandbox; see `cognition` for perceive, plan, react, converse."""
+
+    def __init__(
+        self,
+        persona: Persona,
+        stream: MemoryStream,
+        config: AgentConfig | None = None,
+        location: str | None = None,
+    ) -> None:
+        self.persona = persona
+        self.stream = stream
+        self.config = config or AgentConfig()
+        self.location = location or persona.home
+        self.plan = Plan()
+        self.plan_date: str | None = None
+        self.summary: str | None = None
+        self.summary_at: datetime | None = None
+        self.seen: list[str] = []
+        self.chatted: dict[str, datetime] = {}
+        self.busy_until: datetime | None = None
+        self.yesterday = "had an ordinary day."
+
+    @property
+    def name(self) -> str:
+        return self.persona.name
+
+    # ---- memory ------------------------------------------------------------------------
+    def memory(
+        self, text: str, moment: datetime, kind: MemoryKind | str = "observation", **meta: Any
+    ) -> NewMemory:
+        """A memory of this agent, stamped with sim time (not yet stored: the caller batches)."""
+        return new_memory(text=text, owner=self.name, kind=kind, created_at=moment, metadata=meta)
+
+    def seed_memories(self, moment: datetime, tick: int = 0) -> list[NewMemory]:
+        return [self.memory(text, moment, seed=True, tick=tick) for text in self.persona.memories]
+
+    def context(self, query: str, moment: datetime, k: int | None = None) -> list[str]:
+        """Texts of the memories retrieved for `query` (recency x importance x relevance)."""
+        if not self.stream.records(self.name):
+            return []
+        hits = self.stream.retrieve(query, k or self.config.context_k, owner=self.name, now=moment)
+        return [hit.record.text for hit in hits]
+
+    def observe(self, texts: list[str], moment: datetime, tick: int) -> list[NewMemory]:
+        """What is newly in sight becomes observations; what was already seen is not repeated."""
+        fresh = [text for text in texts if text not in self.seen]
+        self.seen = list(texts)
+        return [self.memory(text, moment, "observation", tick=tick) for text in fresh]
+
+    # ---- what it is doing --------------------------------------------------------------
+    def header(self) -> str:
+        p = self.persona
+        lines = [f"Name: {p.name} (age: {p.age})", f"Innate traits: {', '.join(p.traits)}"]
+        if p.occupation:
+            lines.append(f"Occupation: {p.occupation}")
+        return "\n".join(lines)
+
+    def description(self) -> str:
+        """The summary description used at the top of every prompt."""
+        return self.header() + (f"\n{self.summary}" if self.summary else "")
+
+    def doing(self, moment: datetime) -> PlanStep | None:
+        return self.plan.current(moment)
+
+    def status(self, moment: datetime) -> str:
+        if self.busy_until and moment < self.busy_until:
+            return "having a conversation"
+        step = self.doing(moment)
+        return step.activity if step else "idle"
+
+    def available(self, moment: datetime) -> bool:
+        return not (self.busy_until and moment < self.busy_until)
+
+    # ---- saving ------------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        return {
+            "location": self.location,
+            "plan": self.plan.model_dump(mode="json"),
+            "plan_date": self.plan_date,
+            "summary": self.summary,
+            "summary_at": self.summary_at.isoformat() if self.summary_at else None,
+            "seen": self.seen,
+            "chatted": {k: v.isoformat() for k, v in self.chatted.items()},
+            "busy_until": self.busy_until.isoformat() if self.busy_until else None,
+            "yesterday": self.yesterday,
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.location = state["location"]
+        self.plan = Plan.model_validate(state["plan"])
+        self.plan_date = state["plan_date"]
+        self.summary = state["summary"]
+        self.summary_at = _time(state["summary_at"])
+        self.seen = list(state["seen"])
+        self.chatted = {k: datetime.fromisoformat(v) for k, v in state["chatted"].items()}
+        self.busy_until = _time(state["busy_until"])
+        self.yesterday = state["yesterday"]
+
+
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None

@@ -1,0 +1,111 @@
+"""The model calls of many agents, batched: one generation, one scoring pass per step of a tick.
+
+`batched=False` sends each prompt on its own, the same calls one at a time: the baseline of
+the batching benchmark. Every call is counted per component in a `CallLedger`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from lm import CallLedger, Choice, Scorer, choose_many, complete_batch, rate_importance
+
+
+class Minds:
+    """Generation, choice among options and yes/no for a list of prompts at once."""
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        scorer: Scorer,
+        *,
+        batched: bool = True,
+        ledger: CallLedger | None = None,
+    ) -> None:
+        self.ledger = ledger or CallLedger()
+        self.requests: Counter[str] = Counter()  # prompts sent, per component
+        self.batched = batched
+        self._model = model
+        self._scorer = scorer
+        self._counts_itself = hasattr(model, "ledger") and hasattr(model, "for_component")
+        if self._counts_itself:
+            self._model = model.model_copy(update={"ledger": self.ledger})
+        if hasattr(scorer, "for_component") and hasattr(scorer, "ledger"):
+            self._scorer = scorer.model_copy(update={"ledger": self.ledger})  # type: ignore[attr-defined]
+
+    @property
+    def model(self) -> BaseChatModel:
+        """The chat model, counting into this ledger (for components outside `Minds`)."""
+        return self._model
+
+    def restore_counts(self, requests: dict[str, int], ledger: dict[str, dict[str, float]]) -> None:
+        """Continue the counts of a resumed run."""
+        self.requests = Counter(requests)
+        self.ledger = CallLedger()
+        for component, usage in ledger.items():
+            self.ledger.record(
+                component,
+                calls=int(usage["calls"]),
+                prompt_tokens=int(usage["prompt_tokens"]),
+                completion_tokens=int(usage["completion_tokens"]),
+                seconds=float(usage["seconds"]),
+            )
+        if self._counts_itself:
+            self._model = self._model.model_copy(update={"ledger": self.ledger})
+        if hasattr(self._scorer, "ledger"):
+            self._scorer = self._scorer.model_copy(update={"ledger": self.ledger})  # type: ignore[attr-defined]
+
+    def generate(self, prompts: Sequence[str], component: str, max_tokens: int) -> list[str]:
+        """One reply per prompt, cut at the first blank line."""
+        if not prompts:
+            return []
+        model = self._for(self._model, component)
+        self._count(component, len(prompts))
+        options: dict[str, Any] = {"max_new_tokens": max_tokens}
+        if not self._counts_itself:
+            options["config"] = {
+                "callbacks": [self.ledger.callback()],
+                "metadata": {"component": component},
+            }
+            replies = [
+                str(r.content).strip()
+                for chunk in self._chunks(list(prompts))
+                for r in model.batch(chunk, **options)
+            ]
+        else:
+            replies = [
+                reply
+                for chunk in self._chunks(list(prompts))
+                for reply in complete_batch(model, chunk, component, **options)
+            ]
+        return [reply.split("\n\n")[0].strip() for reply in replies]
+
+    def choose(self, requests: Sequence[tuple[str, Sequence[str]]], component: str) -> list[Choice]:
+        scorer = self._for(self._scorer, component)
+        self._count(component, len(requests))
+        return [c for chunk in self._chunks(list(requests)) for c in choose_many(scorer, chunk)]
+
+    def p_yes(self, prompts: Sequence[str], component: str) -> list[float]:
+        scorer = self._for(self._scorer, component)
+        self._count(component, len(prompts))
+        return [p for chunk in self._chunks(list(prompts)) for p in scorer.p_yes_batch(chunk)]
+
+    def rate_importance(self, texts: Sequence[str]) -> list[float]:
+        """Poignancy 1-10 of new memories: the memory stream's rater."""
+        scorer = self._for(self._scorer, "importance")
+        self._count("importance", len(texts))
+        return [r for chunk in self._chunks(list(texts)) for r in rate_importance(scorer, chunk)]
+
+    def _chunks(self, items: list[Any]) -> list[list[Any]]:
+        return [items] if self.batched else [[item] for item in items]
+
+    def _count(self, component: str, calls: int) -> None:
+        self.requests[component] += calls
+
+    @staticmethod
+    def _for(model: Any, component: str) -> Any:
+        return model.for_component(component) if hasattr(model, "for_component") else model

@@ -1,0 +1,56 @@
+"""Who an agent is: the fixed part of its identity, and the configuration of its mind."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Persona(BaseModel):
+    """Name, age, traits and seed memories (the paper's one-paragraph agent description)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    age: int = Field(ge=0, le=130)
+    traits: list[str] = Field(default_factory=list)
+    occupation: str = ""
+    home: str = Field(min_length=1, description="the room the agent lives in: 'area: room'")
+    memories: list[str] = Field(default_factory=list, description="seed memories")
+    routine: list[str] = Field(
+        default_factory=list,
+        description="a usual day in broad strokes; used when the model's plan cannot be parsed",
+    )
+
+    @property
+    def first_name(self) -> str:
+        return self.name.split()[0]
+
+
+class AgentConfig(BaseModel):
+    """Knobs of the agent's mind; the defaults suit the embedded 135M model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    context_k: int = Field(6, ge=1, description="memories retrieved for a prompt")
+    summary_refresh_hours: float = Field(24.0, gt=0)
+    plan_steps: tuple[int, int] = (5, 8)
+    day_end_hour: int = Field(22, ge=1, le=24)
+    action_minutes: tuple[int, int] = (5, 15)
+    react_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, description="P(yes) above which an agent stops and reacts"
+    )
+    reaction_minutes: int = Field(30, ge=5)
+    chat_cooldown_minutes: int = Field(60, ge=0, description="before the same pair talks again")
+    max_turns: int = Field(6, ge=2, description="dialogue lines in one conversation")
+    tokens: dict[str, int] = Field(
+        default_factory=lambda: {
+            "summary": 32,
+            "plan": 96,
+            "hourly": 64,
+            "actions": 64,
+            "reaction": 16,
+            "dialogue": 40,
+            "interview": 60,
+        },
+        description="new tokens per generation, per component",
+    )

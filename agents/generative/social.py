@@ -1,0 +1,216 @@
+"""Reacting, dialogue and interviews, for many agents at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from agents.generative.agent import GenerativeAgent
+from agents.generative.minds import Minds
+from agents.generative.plan import ACTION, PlanStep
+from agents.generative.planning import bullets, clock_time
+from agents.generative.prompts import DIALOGUE_LINE, INTERVIEW, REACT, REACTION
+from memory import NewMemory
+
+FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")
+Event = dict[str, Any]
+
+
+class Sight(BaseModel):
+    """Something an agent perceives: another agent, or an object in a state."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    subject: str  # an agent's name or an object's path
+    is_agent: bool
+    place: str  # the room it is in
+
+
+def decide_reactions(
+    candidates: Sequence[tuple[GenerativeAgent, Sight]], minds: Minds, moment: datetime
+) -> list[tuple[GenerativeAgent, Sight, float]]:
+    """P(react) for each (agent, what it just saw), with context retrieved about the subject."""
+    prompts = []
+    for agent, sight in candidates:
+        query = (
+            f"What is {agent.name}'s relationship with {sight.subject}?"
+            if sight.is_agent
+            else sight.text
+        )
+        context = agent.context(f"{query} {sight.text}", moment)
+        prompts.append(
+            REACT.format(
+                summary=agent.description(),
+                time=clock_time(moment),
+                name=agent.name,
+                activity=agent.status(moment),
+                context=bullets(context),
+                observation=sight.text,
+            )
+        )
+    scores = minds.p_yes(prompts, "react")
+    return [(a, s, p) for (a, s), p in zip(candidates, scores, strict=True)]
+
+
+def react_to_objects(
+    reactions: Sequence[tuple[GenerativeAgent, Sight]], minds: Minds, moment: datetime, tick: int
+) -> tuple[list[NewMemory], list[Event]]:
+    """Re-plan from now: the model says what the agent does about what it saw."""
+    if not reactions:
+        return [], []
+    prompts = [
+        REACTION.format(
+            summary=a.description(),
+            time=clock_time(moment),
+            name=a.name,
+            activity=a.status(moment),
+            observation=s.text,
+        )
+        for a, s in reactions
+    ]
+    replies = minds.generate(prompts, "reaction", reactions[0][0].config.tokens["reaction"])
+    memories, events = [], []
+    for (agent, sight), reply in zip(reactions, replies, strict=True):
+        activity = (reply.splitlines()[0].strip(" .\"'") if reply.strip() else "") or (
+            f"deal with {sight.text}"
+        )
+        step = PlanStep(
+            start=moment,
+            minutes=agent.config.reaction_minutes,
+            activity=activity,
+            level=ACTION,
+            place=sight.place,
+        )
+        agent.plan.revise(moment, step)
+        agent.location = sight.place
+        memories.append(
+            agent.memory(
+                f"{agent.name} saw that {sight.text} and decided to {activity}",
+                moment,
+                "plan",
+                tick=tick,
+            )
+        )
+        events.append(
+            {"type": "react", "agent": agent.name, "to": sight.text, "plan": step.describe()}
+        )
+    return memories, events
+
+
+class Conversation(BaseModel):
+    """Two agents and the lines they said, in order."""
+
+    first: str
+    second: str
+    place: str
+    lines: list[tuple[str, str]] = []
+    ended_by: str = "limit"
+
+
+def converse(
+    pairs: Sequence[tuple[GenerativeAgent, GenerativeAgent]],
+    minds: Minds,
+    moment: datetime,
+    tick: int,
+    step: timedelta,
+) -> tuple[list[NewMemory], list[Conversation]]:
+    """Turn by turn, every open conversation's next line in one batch; both remember it."""
+    talks = [Conversation(first=a.name, second=b.name, place=a.location) for a, b in pairs]
+    open_talks = list(range(len(pairs)))
+    max_turns = max((a.config.max_turns for a, _ in pairs), default=0)
+    for turn in range(max_turns):
+        prompts = [_line_prompt(pairs[i], talks[i], turn, moment) for i in open_talks]
+        if not prompts:
+            break
+        replies = minds.generate(prompts, "dialogue", pairs[0][0].config.tokens["dialogue"])
+        still_open = []
+        for i, reply in zip(open_talks, replies, strict=True):
+            speaker = pairs[i][turn % 2]
+            line = _clean_line(reply, speaker, pairs[i][(turn + 1) % 2])
+            said = [text for _, text in talks[i].lines]
+            if not line or line in said:
+                talks[i].ended_by = "nothing new to say"
+                continue
+            talks[i].lines.append((speaker.name, line))
+            if turn > 0 and any(word in line.lower() for word in FAREWELLS):
+                talks[i].ended_by = "farewell"
+                continue
+            if turn + 1 < speaker.config.max_turns:
+                still_open.append(i)
+        open_talks = still_open
+    memories: list[NewMemory] = []
+    for (a, b), talk in zip(pairs, talks, strict=True):
+        transcript = " ".join(f"{name}: {text}" for name, text in talk.lines)
+        for me, other in ((a, b), (b, a)):
+            me.chatted[other.name] = moment
+            me.busy_until = moment + step
+            if talk.lines:
+                memories.append(
+                    me.memory(
+                        f"{me.name} talked with {other.name} at {talk.place}. {transcript}",
+                        moment,
+                        "dialogue",
+                        partner=other.name,
+                        tick=tick,
+                    )
+                )
+    return memories, talks
+
+
+def _line_prompt(
+    pair: tuple[GenerativeAgent, GenerativeAgent], talk: Conversation, turn: int, moment: datetime
+) -> str:
+    speaker, listener = pair[turn % 2], pair[(turn + 1) % 2]
+    last = talk.lines[-1][1] if talk.lines else ""
+    context = speaker.context(
+        f"What is {speaker.name}'s relationship with {listener.name}? {last}", moment
+    )
+    dialogue = "".join(f"{name}: {text}\n" for name, text in talk.lines)
+    opening = (
+        f"{speaker.name} sees {listener.name}, who is {listener.status(moment)}, "
+        "and starts a conversation.\n"
+        if not talk.lines
+        else "Dialogue so far:\n"
+    )
+    return DIALOGUE_LINE.format(
+        summary=speaker.description(),
+        time=clock_time(moment),
+        name=speaker.name,
+        place=speaker.location,
+        partner=listener.name,
+        context=bullets(context),
+        opening=opening,
+        dialogue=dialogue,
+    )
+
+
+def _clean_line(reply: str, speaker: GenerativeAgent, listener: GenerativeAgent) -> str:
+    line = reply.strip().splitlines()[0].strip() if reply.strip() else ""
+    for prefix in (f"{speaker.name}:", f"{speaker.persona.first_name}:"):
+        line = line.removeprefix(prefix).strip()
+    if line.startswith((f"{listener.name}:", f"{listener.persona.first_name}:")):
+        return ""  # the model wrote the other side's line
+    return line.strip("\"' ")
+
+
+def interview(
+    questions: Sequence[tuple[GenerativeAgent, str]], minds: Minds, moment: datetime
+) -> list[str]:
+    """Answers in character, grounded in each agent's retrieved memories."""
+    prompts = [
+        INTERVIEW.format(
+            summary=a.description(),
+            name=a.name,
+            question=q,
+            context=bullets(a.context(q, moment, 8)),
+        )
+        for a, q in questions
+    ]
+    if not prompts:
+        return []
+    replies = minds.generate(prompts, "interview", questions[0][0].config.tokens["interview"])
+    return [r.strip().splitlines()[0].strip() if r.strip() else "" for r in replies]

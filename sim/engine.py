@@ -1,0 +1,288 @@
+"""The engine: every tick, every agent plans, moves, perceives, reacts and talks; the model
+calls of all agents in a step go out as one batch (`Minds`)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.generative import (
+    AgentConfig,
+    GenerativeAgent,
+    Minds,
+    Sight,
+    choose_places,
+    converse,
+    decide_reactions,
+    decompose,
+    plan_days,
+    react_to_objects,
+    refresh_summaries,
+)
+from memory import MemoryStream, NewMemory
+from reflection import ReflectionConfig, Reflector
+from sim.checkpoint import RunFolder
+from sim.clock import SimClock
+from sim.scenario import EventSpec, Scenario
+from sim.world import World
+
+Event = dict[str, Any]
+
+
+class SimConfig(BaseModel):
+    """How the sandbox runs; the scenario gives the world and the start."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seed: int = 0
+    reflect: bool = True
+    reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+
+
+class Engine:
+    """Steps a scenario's agents through sim time; `step()` is one tick."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        stream: MemoryStream,
+        minds: Minds,
+        config: SimConfig | None = None,
+        folder: RunFolder | None = None,
+    ) -> None:
+        self.scenario = scenario
+        self.config = config or SimConfig()
+        self.stream = stream
+        self.minds = minds
+        self.folder = folder
+        self.world = World(scenario.world)
+        self.clock = SimClock(scenario.start, scenario.tick_minutes)
+        stream.clock = self.clock
+        self.agents = {
+            spec.name: GenerativeAgent(spec, stream, self.config.agent, spec.location)
+            for spec in scenario.agents
+        }
+        self.reflector = Reflector(stream, minds.model, self.config.reflection)
+        self.tick = 0
+        self.pending: list[EventSpec] = sorted(scenario.events, key=lambda e: e.at)
+        self.rng = random.Random(self.config.seed)
+        self.log_size = 0
+
+    # ---- user input --------------------------------------------------------------------
+    def inject(self, place: str, state: str, at: datetime | None = None) -> None:
+        """An object changes state ("<Isabella's apartment: kitchen: stove> is burning")."""
+        self.world.check(place)
+        self._queue(EventSpec(at=at or self.clock.now(), place=place, state=state))
+
+    def whisper(self, agent: str, text: str, at: datetime | None = None) -> None:
+        """An inner-voice instruction, remembered by the agent, which then re-plans its day."""
+        if agent not in self.agents:
+            raise KeyError(f"no agent named {agent!r} (known: {', '.join(self.agents)})")
+        self._queue(EventSpec(at=at or self.clock.now(), agent=agent, inner_voice=text))
+
+    def _queue(self, event: EventSpec) -> None:
+        self.pending = sorted([*self.pending, event], key=lambda e: e.at)
+
+    # ---- running -----------------------------------------------------------------------
+    def run(self, ticks: int, on_tick: Callable[[Engine], None] | None = None) -> None:
+        for _ in range(ticks):
+            self.step()
+            if on_tick:
+                on_tick(self)
+
+    def step(self) -> list[Event]:
+        """One tick; memories are stored during it, the checkpoint after it."""
+        self.tick += 1
+        if self.tick == 1:
+            self._seed()
+        moment = self.clock.now()
+        agents = list(self.agents.values())
+        events = self._apply_due(moment)
+        refresh_summaries(agents, self.minds, moment)
+        memories, planned = plan_days(agents, self.minds, moment, self.tick)
+        events += planned
+        events += decompose(agents, self.minds, moment)
+        events += choose_places(agents, self.world, self.minds, moment)
+        self._follow_plans(moment)
+        memories += self._perceive(agents, moment)
+        self.stream.add_many(memories)
+        events += self._react(agents, moment)
+        events += self._reflect(agents)
+        events.append(self._whereabouts(moment))
+        self.clock.tick()
+        self._commit(events)
+        return events
+
+    def _seed(self) -> None:
+        moment = self.clock.now()
+        self.stream.add_many(
+            [m for a in self.agents.values() for m in a.seed_memories(moment, self.tick)]
+        )
+
+    def _apply_due(self, moment: datetime) -> list[Event]:
+        due = [e for e in self.pending if e.at <= moment]
+        self.pending = [e for e in self.pending if e.at > moment]
+        events: list[Event] = []
+        whispers: list[NewMemory] = []
+        for event in due:
+            if event.place is not None and event.state is not None:
+                self.world.set_state(event.place, event.state)
+                events.append({"type": "event", "place": event.place, "state": event.state})
+            elif event.agent is not None and event.inner_voice is not None:
+                agent = self.agents[event.agent]
+                whispers.append(
+                    agent.memory(event.inner_voice, moment, inner_voice=True, tick=self.tick)
+                )
+                agent.plan_date = None  # re-plan the day with the new memory
+                events.append(
+                    {"type": "inner_voice", "agent": agent.name, "text": event.inner_voice}
+                )
+        self.stream.add_many(whispers)
+        return events
+
+    def _follow_plans(self, moment: datetime) -> None:
+        for agent in self.agents.values():
+            step = agent.doing(moment)
+            if step is not None and step.place is not None and agent.available(moment):
+                agent.location = step.place
+
+    def _sights(self, agent: GenerativeAgent, moment: datetime) -> list[Sight]:
+        area = self.world.area_of(agent.location)
+        sights = [
+            Sight(
+                text=f"{o.name} is {o.status(moment)}",
+                subject=o.name,
+                is_agent=True,
+                place=o.location,
+            )
+            for o in self.agents.values()
+            if o is not agent and self.world.area_of(o.location) == area
+        ]
+        sights += [
+            Sight(
+                text=f"{path} is {state}",
+                subject=path,
+                is_agent=False,
+                place=self.world.room_path(path),
+            )
+            for path, state in self.world.visible(agent.location)
+        ]
+        return sights
+
+    def _perceive(self, agents: list[GenerativeAgent], moment: datetime) -> list[NewMemory]:
+        self._fresh: dict[str, list[Sight]] = {}
+        memories: list[NewMemory] = []
+        for agent in agents:
+            sights = self._sights(agent, moment)
+            new = agent.observe([s.text for s in sights], moment, self.tick)
+            texts = {m.text for m in new}
+            self._fresh[agent.name] = [s for s in sights if s.text in texts]
+            memories += new
+        return memories
+
+    def _react(self, agents: list[GenerativeAgent], moment: datetime) -> list[Event]:
+        candidates = [
+            (a, sight)
+            for a in agents
+            if a.available(moment) and (sight := self._salient(a, moment))
+        ]
+        if not candidates:
+            return []
+        threshold = self.config.agent.react_threshold
+        decided = decide_reactions(candidates, self.minds, moment)
+        events: list[Event] = [
+            {"type": "react?", "agent": a.name, "to": s.text, "p_yes": round(p, 3)}
+            for a, s, p in decided
+        ]
+        chosen = [(a, s) for a, s, p in decided if p >= threshold]
+        self.rng.shuffle(chosen)
+        pairs: list[tuple[GenerativeAgent, GenerativeAgent]] = []
+        talking: set[str] = set()
+        for agent, sight in chosen:
+            if sight.is_agent and not talking & {agent.name, sight.subject}:
+                talking |= {agent.name, sight.subject}
+                pairs.append((agent, self.agents[sight.subject]))
+        memories, talks = converse(pairs, self.minds, moment, self.tick, self.clock.step)
+        objects = [(a, s) for a, s in chosen if not s.is_agent]
+        reacted, reactions = react_to_objects(objects, self.minds, moment, self.tick)
+        self.stream.add_many(memories + reacted)
+        events += [{"type": "conversation", **t.model_dump()} for t in talks]
+        return events + reactions
+
+    def _salient(self, agent: GenerativeAgent, moment: datetime) -> Sight | None:
+        """The one new thing an agent may react to: a free person not talked to lately, or a
+        changed object."""
+        cooldown = timedelta(minutes=agent.config.chat_cooldown_minutes)
+        for sight in self._fresh.get(agent.name, []):
+            if sight.is_agent:
+                other = self.agents[sight.subject]
+                last = agent.chatted.get(other.name)
+                if other.available(moment) and (last is None or moment - last >= cooldown):
+                    return sight
+            elif not sight.is_agent:
+                return sight
+        return None
+
+    def _reflect(self, agents: list[GenerativeAgent]) -> list[Event]:
+        if not self.config.reflect:
+            return []
+        events = []
+        for agent in agents:
+            result = self.reflector.reflect(agent.name)
+            if result.insights:
+                events.append(
+                    {
+                        "type": "reflection",
+                        "agent": agent.name,
+                        "insights": [i.record.text for i in result.insights],
+                    }
+                )
+        return events
+
+    def _whereabouts(self, moment: datetime) -> Event:
+        return {
+            "type": "tick",
+            "agents": {
+                a.name: {"place": a.location, "doing": a.status(moment)}
+                for a in self.agents.values()
+            },
+        }
+
+    def _commit(self, events: list[Event]) -> None:
+        stamp = {"tick": self.tick, "time": (self.clock.now() - self.clock.step).isoformat()}
+        if self.folder is not None:
+            self.stream.flush()
+            self.log_size = self.folder.append({**stamp, **e} for e in events)
+            self.folder.save(self.get_state())
+
+    # ---- saving ------------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        return {
+            "tick": self.tick,
+            "now": self.clock.now().isoformat(),
+            "world": self.world.get_state(),
+            "agents": {name: a.get_state() for name, a in self.agents.items()},
+            "pending": [e.model_dump(mode="json") for e in self.pending],
+            "rng": self.rng.getstate(),
+            "log_size": self.log_size,
+            "requests": dict(self.minds.requests),
+            "ledger": self.minds.ledger.as_dict(),
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.tick = int(state["tick"])
+        self.clock.set(datetime.fromisoformat(state["now"]))
+        self.world.set_state_all(state["world"])
+        for name, agent_state in state["agents"].items():
+            self.agents[name].set_state(agent_state)
+        self.pending = [EventSpec.model_validate(e) for e in state["pending"]]
+        version, internal, gauss = state["rng"]
+        self.rng.setstate((version, tuple(internal), gauss))
+        self.log_size = int(state["log_size"])
+        self.minds.restore_counts(state["requests"], state["ledger"])
+        self.reflector.model = self.minds.model

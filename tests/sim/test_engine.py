@@ -1,0 +1,128 @@
+"""The engine with scripted minds: meeting, talking, remembering, reacting, resuming."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lm.fakes import HashEmbeddings
+from memory import InMemoryStore, MemoryKind, MemoryStream
+from sim import Engine, SimConfig
+from sim.runner import resume_run, start_run
+from tests.sim.conftest import scenario, scripted_minds
+
+CONFIG = SimConfig(reflect=False)
+
+
+def _engine(yes: float = 0.9) -> Engine:
+    minds = scripted_minds(yes)
+    stream = MemoryStream(InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance)
+    return Engine(scenario(), stream, minds, CONFIG)
+
+
+def test_two_agents_in_one_room_meet_talk_and_both_remember() -> None:
+    engine = _engine()
+    events = engine.step()
+    talks = [e for e in events if e["type"] == "conversation"]
+    assert len(talks) == 1
+    lines = talks[0]["lines"]
+    assert [speaker for speaker, _ in lines] == [talks[0]["first"], talks[0]["second"]]
+    assert talks[0]["ended_by"] == "farewell"
+    for name, other in (("Ann Lee", "Bob Ray"), ("Bob Ray", "Ann Lee")):
+        dialogue = engine.stream.recent(10, owner=name, kinds=[MemoryKind.DIALOGUE])
+        assert len(dialogue) == 1
+        assert dialogue[0].metadata["partner"] == other
+        assert "party tonight" in dialogue[0].text
+    # both are busy talking for this tick, then free; the cooldown stops an immediate re-talk
+    second = engine.step()
+    assert not [e for e in second if e["type"] == "conversation"]
+
+
+def test_no_reaction_below_the_threshold() -> None:
+    engine = _engine(yes=0.1)
+    events = engine.step()
+    assert not [e for e in events if e["type"] == "conversation"]
+    assert [e for e in events if e["type"] == "react?"]
+
+
+def test_plans_are_decomposed_into_short_actions_with_places() -> None:
+    engine = _engine(yes=0.0)
+    engine.step()
+    ann = engine.agents["Ann Lee"]
+    levels = {step.level for step in ann.plan.steps}
+    assert levels == {0, 1, 2}
+    day = ann.plan.day()
+    assert 5 <= len(day) - 1 <= 8  # plus the night's sleep
+    action = ann.plan.current(engine.clock.now() - engine.clock.step)
+    assert action is not None and action.level == 2 and 5 <= action.minutes <= 15
+    assert action.place is not None and ann.location == action.place
+    plans = engine.stream.recent(5, owner="Ann Lee", kinds=[MemoryKind.PLAN])
+    assert plans and "plan for Tuesday February 14" in plans[0].text
+
+
+def test_an_injected_event_is_perceived_and_changes_the_plan() -> None:
+    engine = _engine()
+    engine.step()
+    engine.step()  # past the conversation and its cooldown
+    engine.inject("Cafe: room: stove", "burning")
+    events = engine.step()
+    reactions = [e for e in events if e["type"] == "react"]
+    assert {r["agent"] for r in reactions} == {"Ann Lee", "Bob Ray"}
+    moment = engine.clock.now() - engine.clock.step
+    for agent in engine.agents.values():
+        seen = [m.text for m in engine.stream.recent(20, owner=agent.name)]
+        assert "Cafe: room: stove is burning" in seen
+        current = agent.plan.current(moment)
+        assert current is not None and current.activity == "put out the fire"
+
+
+def test_inner_voice_is_remembered_and_triggers_a_new_day_plan() -> None:
+    engine = _engine(yes=0.0)
+    engine.step()
+    engine.whisper("Bob Ray", "You want to run for mayor.")
+    events = engine.step()
+    assert any(e["type"] == "plan" and e["agent"] == "Bob Ray" for e in events)
+    texts = [m.text for m in engine.stream.recent(30, owner="Bob Ray")]
+    assert "You want to run for mayor." in texts
+
+
+def _final_state(folder: Path) -> tuple[dict[str, object], list[tuple[str, str, str, str]]]:
+    engine, _ = resume_run(folder, scripted_minds(), HashEmbeddings(), CONFIG)
+    state = engine.get_state()
+    memories = [
+        (r.owner, r.kind.value, r.text, r.created_at.isoformat())
+        for r in engine.stream.records()
+        if r.status.value == "active"
+    ]
+    return {k: state[k] for k in ("tick", "now", "world", "agents", "pending")}, memories
+
+
+def test_a_killed_run_resumes_to_the_same_final_state(tmp_path: Path) -> None:
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    engine = start_run(scenario(), whole, scripted_minds(), HashEmbeddings(), CONFIG)
+    engine.inject("Cafe: room: stove", "burning", at=engine.clock.now() + engine.clock.step * 3)
+    engine.run(6)
+
+    engine = start_run(scenario(), broken, scripted_minds(fail_after=3), HashEmbeddings(), CONFIG)
+    engine.inject("Cafe: room: stove", "burning", at=engine.clock.now() + engine.clock.step * 3)
+    with pytest.raises(RuntimeError, match="killed mid-tick"):
+        engine.run(6)
+    assert engine.folder is not None
+    interrupted_at = engine.folder.load()["tick"]
+    assert 0 < interrupted_at < 6
+    resumed, dropped = resume_run(broken, scripted_minds(), HashEmbeddings(), CONFIG)
+    assert dropped > 0  # the interrupted tick had written memories
+    resumed.run(6 - resumed.tick)
+
+    assert _final_state(broken) == _final_state(whole)
+    whole_log = (whole / "events.jsonl").read_text()
+    assert (broken / "events.jsonl").read_text() == whole_log
+
+
+def test_a_run_folder_is_not_overwritten(tmp_path: Path) -> None:
+    from sim import CheckpointError
+
+    start_run(scenario(), tmp_path / "run", scripted_minds(), HashEmbeddings(), CONFIG)
+    with pytest.raises(CheckpointError, match="--resume"):
+        start_run(scenario(), tmp_path / "run", scripted_minds(), HashEmbeddings(), CONFIG)

@@ -75,9 +75,15 @@ class CausalLMBackend:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])  # type: ignore[operator]
 
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
+        """The templated prompt; a final assistant message is a prefill the reply continues
+        (small models follow a format far better when its first words are given)."""
+        prefill = bool(messages) and messages[-1]["role"] == "assistant"
         return str(
             self.tokenizer.apply_chat_template(  # type: ignore[attr-defined]
-                messages, tokenize=False, add_generation_prompt=True
+                messages,
+                tokenize=False,
+                add_generation_prompt=not prefill,
+                continue_final_message=prefill,
             )
         )
 

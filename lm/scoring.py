@@ -95,16 +95,35 @@ def choose(scorer: Scorer, prompt: str, options: Sequence[str]) -> Choice:
     return Choice(index=best, option=options[best], scores=scores)
 
 
-def choose_many(scorer: Scorer, requests: Sequence[tuple[str, Sequence[str]]]) -> list[Choice]:
-    """`choose` for many (prompt, options) requests in one scoring batch."""
+def choose_many(
+    scorer: Scorer, requests: Sequence[tuple[str, Sequence[str]]], baseline: str | None = None
+) -> list[Choice]:
+    """`choose` for many (prompt, options) requests in one scoring batch.
+
+    With `baseline` (a neutral prompt), an option scores log P(option | prompt) minus
+    log P(option | baseline): the options' own prior (a long or frequent name) cancels out,
+    which a small model otherwise lets decide (domain-conditional PMI, Holtzman et al. 2021).
+    """
     if any(not options for _, options in requests):
         raise ScoringInputError("choose_many() needs at least one option per request")
     pairs = [(prompt, option) for prompt, options in requests for option in options]
-    means = [ll.mean for ll in scorer.loglik_batch(pairs)] if pairs else []
+    distinct = list(dict.fromkeys(o for _, options in requests for o in options))
+    if baseline is not None:
+        pairs += [(baseline, option) for option in distinct]
+    scored = scorer.loglik_batch(pairs) if pairs else []
+    prior = (
+        {o: ll.total for o, ll in zip(distinct, scored[len(scored) - len(distinct) :], strict=True)}
+        if baseline is not None
+        else {}
+    )
     choices, at = [], 0
     for _, options in requests:
-        scores = means[at : at + len(options)]
+        rows = scored[at : at + len(options)]
         at += len(options)
+        scores = [
+            ll.total - prior[o] if baseline is not None else ll.mean
+            for o, ll in zip(options, rows, strict=True)
+        ]
         best = max(range(len(options)), key=scores.__getitem__)
         choices.append(Choice(index=best, option=options[best], scores=scores))
     return choices

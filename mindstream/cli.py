@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from mindstream import cli_eval, cli_lm, cli_memory, cli_reflection, cli_teach
+from mindstream import cli_eval, cli_lm, cli_memory, cli_reflection, cli_sim, cli_teach
 from mindstream.cli_support import clean_errors, offline_environment
 
 app = typer.Typer(
@@ -17,6 +17,7 @@ app = typer.Typer(
 app.add_typer(cli_lm.app, name="lm")
 app.add_typer(cli_memory.app, name="memory")
 app.add_typer(cli_eval.app, name="eval")
+app.add_typer(cli_sim.app, name="sim")
 app.command()(cli_reflection.reflect)
 app.command()(cli_reflection.refine)
 app.command()(cli_teach.ask)

@@ -14,6 +14,7 @@ from lm import LMError, LocalModelConfig, Scorer, resolve_model
 from lm.accounting import CallLedger
 from memory import MemoryStreamError
 from mindstream.experiments.openbookqa import DataError
+from sim.errors import SimError
 
 F = TypeVar("F", bound=Callable[..., Any])
 console = Console()
@@ -40,7 +41,15 @@ def clean_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (LMError, MemoryStreamError, DataError, ValueError, FileNotFoundError) as error:
+        except (
+            LMError,
+            MemoryStreamError,
+            DataError,
+            SimError,
+            ValueError,
+            FileNotFoundError,
+            KeyError,
+        ) as error:
             errors.print(f"[bold red]error:[/] {error}", highlight=False)
             raise typer.Exit(2) from None
 

@@ -27,6 +27,7 @@ from memory import MemoryStream, NewMemory
 from reflection import ReflectionConfig, Reflector
 from sim.checkpoint import RunFolder
 from sim.clock import SimClock
+from sim.errors import SimError
 from sim.scenario import EventSpec, Scenario
 from sim.world import World
 
@@ -82,7 +83,7 @@ class Engine:
     def whisper(self, agent: str, text: str, at: datetime | None = None) -> None:
         """An inner-voice instruction, remembered by the agent, which then re-plans its day."""
         if agent not in self.agents:
-            raise KeyError(f"no agent named {agent!r} (known: {', '.join(self.agents)})")
+            raise SimError(f"no agent named {agent!r} (known: {', '.join(self.agents)})")
         self._queue(EventSpec(at=at or self.clock.now(), agent=agent, inner_voice=text))
 
     def _queue(self, event: EventSpec) -> None:

@@ -80,6 +80,10 @@ class Scenario(BaseModel):
         default_factory=dict, description="topic -> keywords, for information diffusion"
     )
     gatherings: list[Gathering] = Field(default_factory=list)
+    interview: list[str] = Field(
+        default_factory=lambda: ["What are you doing today?", "Who do you know in town?"],
+        description="questions every agent is asked at the end of a run (for the report)",
+    )
 
     start_aware = field_validator("start")(_aware)
 

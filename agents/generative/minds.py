@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from lm import CallLedger, Choice, Scorer, choose_many, complete_batch, rate_importance
 
@@ -59,10 +60,14 @@ class Minds:
         if hasattr(self._scorer, "ledger"):
             self._scorer = self._scorer.model_copy(update={"ledger": self.ledger})  # type: ignore[attr-defined]
 
-    def generate(self, prompts: Sequence[str], component: str, max_tokens: int) -> list[str]:
-        """One reply per prompt, cut at the first blank line."""
+    def generate(
+        self, prompts: Sequence[str | tuple[str, str]], component: str, max_tokens: int
+    ) -> list[str]:
+        """One reply per prompt, cut at the first blank line. A (request, prefill) pair makes
+        the reply continue the prefill (returned without it)."""
         if not prompts:
             return []
+        messages = [_messages(p) for p in prompts]
         model = self._for(self._model, component)
         self._count(component, len(prompts))
         options: dict[str, Any] = {"max_new_tokens": max_tokens}
@@ -73,21 +78,31 @@ class Minds:
             }
             replies = [
                 str(r.content).strip()
-                for chunk in self._chunks(list(prompts))
+                for chunk in self._chunks(messages)
                 for r in model.batch(chunk, **options)
             ]
         else:
             replies = [
                 reply
-                for chunk in self._chunks(list(prompts))
+                for chunk in self._chunks(messages)
                 for reply in complete_batch(model, chunk, component, **options)
             ]
         return [reply.split("\n\n")[0].strip() for reply in replies]
 
-    def choose(self, requests: Sequence[tuple[str, Sequence[str]]], component: str) -> list[Choice]:
+    def choose(
+        self,
+        requests: Sequence[tuple[str, Sequence[str]]],
+        component: str,
+        baseline: str | None = None,
+    ) -> list[Choice]:
+        """The best option of each request (see `lm.choose_many` for `baseline`)."""
         scorer = self._for(self._scorer, component)
         self._count(component, len(requests))
-        return [c for chunk in self._chunks(list(requests)) for c in choose_many(scorer, chunk)]
+        return [
+            c
+            for chunk in self._chunks(list(requests))
+            for c in choose_many(scorer, chunk, baseline)
+        ]
 
     def p_yes(self, prompts: Sequence[str], component: str) -> list[float]:
         scorer = self._for(self._scorer, component)
@@ -109,3 +124,10 @@ class Minds:
     @staticmethod
     def _for(model: Any, component: str) -> Any:
         return model.for_component(component) if hasattr(model, "for_component") else model
+
+
+def _messages(prompt: str | tuple[str, str]) -> list[BaseMessage]:
+    if isinstance(prompt, str):
+        return [HumanMessage(prompt)]
+    request, prefill = prompt
+    return [HumanMessage(request), AIMessage(prefill)]

@@ -23,11 +23,16 @@ from agents.generative.prompts import (
     ACTIONS,
     AREA,
     DAY_PLAN,
+    DAY_PLAN_PREFILL,
     HOURLY,
+    LIST_PREFILL,
+    PLACE_BASELINE,
     ROOM,
     SUMMARY,
     SUMMARY_ASPECTS,
+    SUMMARY_PREFILL,
 )
+from agents.generative.text import activity, has_words, sentences
 from memory import NewMemory
 
 WAKE_HOUR = 6
@@ -55,19 +60,24 @@ def bullets(texts: Sequence[str]) -> str:
 def refresh_summaries(agents: Sequence[GenerativeAgent], minds: Minds, moment: datetime) -> None:
     """The paper's summary description: three retrieval-grounded sentences, cached."""
     due = [a for a in agents if _summary_due(a, moment)]
-    prompts = []
+    prompts: list[str | tuple[str, str]] = []
     for agent in due:
         for aspect in SUMMARY_ASPECTS.values():
             about = aspect.format(name=agent.name)
             statements = bullets(agent.context(about, moment))
-            prompts.append(SUMMARY.format(name=agent.name, statements=statements, aspect=about))
+            prompts.append(
+                (
+                    SUMMARY.format(name=agent.name, statements=statements, aspect=about),
+                    SUMMARY_PREFILL.format(name=agent.name),
+                )
+            )
     if not due:
         return
     replies = minds.generate(prompts, "summary", due[0].config.tokens["summary"])
     width = len(SUMMARY_ASPECTS)
     for n, agent in enumerate(due):
-        sentences = [_sentence(agent, r) for r in replies[n * width : (n + 1) * width]]
-        agent.summary = "\n".join(s for s in sentences if s)
+        lines = [_sentence(agent, r) for r in replies[n * width : (n + 1) * width]]
+        agent.summary = "\n".join(line for line in lines if line)
         agent.summary_at = moment
 
 
@@ -78,11 +88,8 @@ def _summary_due(agent: GenerativeAgent, moment: datetime) -> bool:
 
 
 def _sentence(agent: GenerativeAgent, reply: str) -> str:
-    text = reply.strip().splitlines()[0].strip() if reply.strip() else ""
-    text = text.split(". ")[0].strip(" .\"'")
-    if len(text) < 3:
-        return ""
-    return text if agent.persona.first_name in text else f"{agent.name} {text}"
+    text = sentences(reply, limit=1, max_words=30)
+    return f"{agent.name} {text}" if has_words(text) else ""
 
 
 def plan_days(
@@ -94,25 +101,29 @@ def plan_days(
     if not due:
         return [], []
     now = clock_time(moment)
-    prompts = [
-        DAY_PLAN.format(
-            summary=a.description(),
-            name=a.name,
-            yesterday=a.yesterday,
-            date=moment.strftime("%A %B %d"),
-            time=now,
-            count=a.config.plan_steps[1],
+    prompts: list[str | tuple[str, str]] = [
+        (
+            DAY_PLAN.format(
+                summary=a.description(),
+                name=a.name,
+                yesterday=a.yesterday,
+                date=moment.strftime("%A %B %d"),
+                time=now,
+                count=a.config.plan_steps[1],
+            ),
+            DAY_PLAN_PREFILL.format(name=a.name, time=now),
         )
         for a in due
     ]
     replies = minds.generate(prompts, "plan", due[0].config.tokens["plan"])
     memories, events = [], []
     for agent, reply in zip(due, replies, strict=True):
-        text = reply if reply.lstrip()[:2].rstrip(")").isdigit() else f"1) {now}: {reply}"
-        steps = day_steps(agent, parse_items(text, agent.config.plan_steps[1]), moment)
+        items = parse_items(f"1) {now}: {reply}", agent.config.plan_steps[1])
+        steps = day_steps(agent, items, moment)
         source = "model"
-        if len(steps) < agent.config.plan_steps[0] and agent.persona.routine:
-            steps, source = day_steps(agent, agent.persona.routine, moment), "routine"
+        if len(steps) - 1 < agent.config.plan_steps[0] and agent.persona.routine:
+            steps = day_steps(agent, upcoming(agent.persona.routine, moment), moment)
+            source = "routine (the model's plan had too few usable steps)"
         if agent.plan.day():
             agent.yesterday = "planned to " + "; ".join(s.activity for s in agent.plan.day()[:4])
         agent.plan, agent.plan_date = Plan(steps=steps), today
@@ -122,8 +133,23 @@ def plan_days(
                 f"{agent.name}'s plan for {moment:%A %B %d}: {listing}", moment, "plan", tick=tick
             )
         )
-        events.append({"type": "plan", "agent": agent.name, "source": source, "steps": listing})
+        events.append(
+            {
+                "type": "plan",
+                "agent": agent.name,
+                "source": source,
+                "steps": listing,
+                "model_wrote": reply[:300],
+            }
+        )
     return memories, events
+
+
+def upcoming(routine: Sequence[str], moment: datetime) -> list[str]:
+    """The routine from the step in progress at `moment` on (its timed items are in order)."""
+    timed = [parse_timed(item, moment)[0] for item in routine]
+    started = [n for n, when in enumerate(timed) if when is not None and when <= moment]
+    return list(routine[started[-1] if started else 0 :])
 
 
 def day_steps(agent: GenerativeAgent, items: Sequence[str], moment: datetime) -> list[PlanStep]:
@@ -136,14 +162,17 @@ def day_steps(agent: GenerativeAgent, items: Sequence[str], moment: datetime) ->
     parsed = [parse_timed(item, moment) for item in items]
     share = (end - moment) / max(len(parsed), 1)
     starts: list[tuple[datetime, str]] = []
-    for n, (when, activity) in enumerate(parsed):
+    for when, raw in parsed:
+        what = activity(raw)
+        if not has_words(what):
+            continue
         previous = starts[-1][0] if starts else None
         guess = moment if previous is None else previous + share
         start = when if when and (previous is None or previous < when) and when < end else guess
-        if n == 0:
+        if not starts:
             start = moment
-        if (previous is None or start > previous) and start < end and activity:
-            starts.append((start, activity))
+        if (previous is None or start > previous) and start < end:
+            starts.append((start, what))
     steps = [
         PlanStep(start=s, minutes=_minutes(s, nxt), activity=a, level=DAY)
         for (s, a), nxt in zip(starts, [t for t, _ in starts[1:]] + [end], strict=True)
@@ -175,22 +204,30 @@ def _split(
     if not due:
         return []
     template, component = (HOURLY, "hourly") if level == HOUR else (ACTIONS, "actions")
-    prompts = [
-        template.format(
-            summary=a.description(),
-            name=a.name,
-            activity=s.activity,
-            start=clock_time(s.start),
-            end=clock_time(s.end),
-            count=math.ceil(s.minutes / 60),
+    prompts: list[str | tuple[str, str]] = [
+        (
+            template.format(
+                summary=a.description(),
+                name=a.name,
+                activity=s.activity,
+                start=clock_time(s.start),
+                end=clock_time(s.end),
+                count=math.ceil(s.minutes / 60),
+            ),
+            LIST_PREFILL,
         )
         for a, s in due
     ]
     replies = minds.generate(prompts, component, due[0][0].config.tokens[component])
     events = []
     for (agent, step), reply in zip(due, replies, strict=True):
-        items = parse_items("1)" + reply, 12)
-        children = _hours(step, items) if level == HOUR else _actions(agent, step, items)
+        items = [
+            item
+            for raw in parse_items("1)" + reply, 12)
+            if has_words(item := parse_timed(raw, moment)[1])
+            and agent.persona.first_name.lower() not in item.lower()
+        ]
+        children = _hours(step, items) if level == HOUR else _actions(agent, step, items, moment)
         agent.plan.decompose(step, children)
         events.append(
             {
@@ -210,27 +247,27 @@ def _hours(step: PlanStep, items: list[str]) -> list[PlanStep]:
         PlanStep(
             start=step.start + timedelta(hours=h),
             minutes=60,
-            activity=items[h] if h < len(items) else step.activity,
+            activity=activity(items[h]) if h < len(items) else step.activity,
             level=HOUR,
         )
         for h in range(hours)
     ]
 
 
-def _actions(agent: GenerativeAgent, step: PlanStep, items: list[str]) -> list[PlanStep]:
+def _actions(
+    agent: GenerativeAgent, step: PlanStep, items: list[str], moment: datetime
+) -> list[PlanStep]:
     low, high = agent.config.action_minutes
     children: list[PlanStep] = []
-    start = step.start
+    start = max(step.start, moment)  # what is left of the step; the rest is asked again later
     for item in items or [step.activity]:
-        minutes, activity = parse_duration(item)
+        minutes, raw = parse_duration(item)
         minutes = min(max(minutes or (low + high) // 2, low), high)
-        if start >= step.end or not activity:
+        what = activity(raw)
+        if start >= step.end or not what:
             break
-        children.append(PlanStep(start=start, minutes=minutes, activity=activity, level=ACTION))
+        children.append(PlanStep(start=start, minutes=minutes, activity=what, level=ACTION))
         start += timedelta(minutes=minutes)
-    if start < step.end and children:  # the last action lasts until its parent ends
-        last = children[-1]
-        children[-1] = last.model_copy(update={"minutes": _minutes(last.start, step.end)})
     return children
 
 
@@ -242,11 +279,16 @@ def choose_places(
     if not due:
         return []
     areas = world.areas()
+    named = [_named_area(a, s, areas, world, moment) for a, s in due]
+    unnamed = [(a, s) for (a, s), area in zip(due, named, strict=True) if area is None]
     area_prompts = [
         AREA.format(name=a.name, home=a.persona.home, areas=", ".join(areas), activity=s.activity)
-        for a, s in due
+        for a, s in unnamed
     ]
-    picked = [c.option for c in minds.choose([(p, areas) for p in area_prompts], "place")]
+    chosen = iter(
+        c.option for c in minds.choose([(p, areas) for p in area_prompts], "place", PLACE_BASELINE)
+    )
+    picked = [area if area is not None else next(chosen) for area in named]
     room_requests = [
         (
             ROOM.format(
@@ -256,7 +298,7 @@ def choose_places(
         )
         for (a, s), area in zip(due, picked, strict=True)
     ]
-    rooms = [c.option for c in minds.choose(room_requests, "place")]
+    rooms = [c.option for c in minds.choose(room_requests, "place", PLACE_BASELINE)]
     events = []
     for (agent, step), area, room in zip(due, picked, rooms, strict=True):
         place = f"{area}: {room}"
@@ -267,6 +309,20 @@ def choose_places(
             )
         agent.location = place
     return events
+
+
+def _named_area(
+    agent: GenerativeAgent, step: PlanStep, areas: list[str], world: Places, moment: datetime
+) -> str | None:
+    """The area the plan itself names ("lunch at Hobbs Cafe", "go home", "sleep"), if any;
+    the model is asked only when the plan names none."""
+    broad = " ".join(s.activity for s in agent.plan.steps if s.covers(moment)).lower()
+    for area in sorted(areas, key=len, reverse=True):
+        if area.lower() in broad:
+            return area
+    if any(word in broad.split() for word in ("home", "sleep", "bed")):
+        return world.area_of(agent.persona.home)
+    return None
 
 
 def _minutes(start: datetime, end: datetime) -> int:

@@ -1,5 +1,10 @@
 """Named prompt templates of the generative agent (Park et al. 2023, appendix prompts, shortened
-for a small model: few-shot where the 135M model otherwise echoes the instruction)."""
+for a small model).
+
+Each free-text request comes with a prefill: the first words of the reply, which the model
+continues. Without it the 135M model echoes the request or counts "1. 2. 3."; with it, it
+writes list items and lines in the asked form.
+"""
 
 from __future__ import annotations
 
@@ -13,33 +18,35 @@ SUMMARY_ASPECTS = {
 }
 SUMMARY = PromptTemplate.from_template(
     "Statements about {name}:\n{statements}\n\n"
-    "In one sentence, describe {aspect} given only the statements above.\n{name}"
+    "In one sentence, describe {aspect} given only the statements above."
 )
+SUMMARY_PREFILL = PromptTemplate.from_template("{name}")
 
-# Section 4.3: the day plan in broad strokes, written as a numbered list with times.
+# Section 4.3: the day plan in broad strokes, a numbered list with start times.
 DAY_PLAN = PromptTemplate.from_template(
     "{summary}\n"
     "Yesterday {name} {yesterday}\n"
     "Today is {date}. It is now {time}. Write {name}'s plan for the rest of today in "
-    "{count} broad steps, one per line, each with its start time.\n"
-    "Example:\n1) 8:00 am: have breakfast at home\n2) 9:00 am: work on the morning tasks\n"
-    "3) 12:00 pm: eat lunch\n\n{name}'s plan:\n1) {time}:"
+    "{count} broad steps, one per line, each with its start time, like this:\n"
+    "1) 8:00 am: have breakfast at home\n2) 9:00 am: work at the office\n3) 12:00 pm: eat lunch"
 )
+DAY_PLAN_PREFILL = PromptTemplate.from_template("{name}'s plan for today:\n1) {time}:")
 
 # Decomposition: a broad step -> hour-long steps -> 5-15 minute actions.
 HOURLY = PromptTemplate.from_template(
     "{summary}\n"
     "{name} plans to {activity} from {start} to {end}. Break this into {count} hour-long "
-    "steps, one per line.\n1)"
+    "steps, one per line."
 )
 ACTIONS = PromptTemplate.from_template(
     "{summary}\n"
-    "{name} plans to {activity} from {start} to {end}. List what {name} does, in steps of "
-    "5 to 15 minutes, one per line, with each step's duration.\n"
-    "Example:\n1) make coffee (10 minutes)\n2) read the news (15 minutes)\n\n1)"
+    "{name} plans to {activity} from {start} to {end}. List {name}'s steps of 5 to 15 "
+    "minutes, one per line, each with its duration."
 )
+LIST_PREFILL = "1)"
 
-# Location: the model scores the world's own options (small models choose better than they write).
+# Location: the model scores the world's own options (small models choose better than they
+# write); each option's score is calibrated by its score after a neutral prompt.
 AREA = PromptTemplate.from_template(
     "{name} lives in {home}. {name} knows these places: {areas}.\n"
     "{name} is going to {activity}. For this, {name} goes to"
@@ -48,6 +55,7 @@ ROOM = PromptTemplate.from_template(
     "{name} is in {area}, which has: {rooms}.\n"
     "{name} is going to {activity}. For this, {name} goes to the"
 )
+PLACE_BASELINE = "Someone goes to"
 
 # Section 4.3.1: react or continue, with retrieved context about the observed person or thing.
 REACT = PromptTemplate.from_template(
@@ -60,23 +68,25 @@ REACT = PromptTemplate.from_template(
 REACTION = PromptTemplate.from_template(
     "{summary}\n"
     "It is {time}. {name} was {activity} and notices: {observation}.\n"
-    "In a few words, what does {name} do now?\n{name} will"
+    "In a few words, what does {name} do now?"
 )
+REACTION_PREFILL = PromptTemplate.from_template("{name} will")
 
-# Section 4.3.2: one dialogue line, conditioned on memories of the partner and the dialogue so far.
+# Section 4.3.2: one dialogue line, conditioned on memories of the partner and the dialogue.
 DIALOGUE_LINE = PromptTemplate.from_template(
     "{summary}\n"
     "It is {time}. {name} is at {place} with {partner}.\n"
     "What {name} remembers about {partner}:\n{context}\n"
     "{opening}"
     "{dialogue}"
-    "Write {name}'s next line, one or two sentences.\n{name}:"
+    "Write {name}'s next line, one or two sentences."
 )
+SPEAKER_PREFILL = PromptTemplate.from_template("{name}:")
 
 # Interviews (section 6): answer in character from retrieved memories.
 INTERVIEW = PromptTemplate.from_template(
     "{summary}\n"
     "What {name} remembers that is relevant:\n{context}\n\n"
     "An interviewer asks {name}: {question}\n"
-    "Answer as {name}, in one or two sentences.\n{name}:"
+    "Answer as {name}, in one or two sentences."
 )

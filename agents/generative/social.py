@@ -12,7 +12,15 @@ from agents.generative.agent import GenerativeAgent
 from agents.generative.minds import Minds
 from agents.generative.plan import ACTION, PlanStep
 from agents.generative.planning import bullets, clock_time
-from agents.generative.prompts import DIALOGUE_LINE, INTERVIEW, REACT, REACTION
+from agents.generative.prompts import (
+    DIALOGUE_LINE,
+    INTERVIEW,
+    REACT,
+    REACTION,
+    REACTION_PREFILL,
+    SPEAKER_PREFILL,
+)
+from agents.generative.text import activity, has_words, sentences
 from memory import NewMemory
 
 FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")
@@ -62,26 +70,28 @@ def react_to_objects(
     """Re-plan from now: the model says what the agent does about what it saw."""
     if not reactions:
         return [], []
-    prompts = [
-        REACTION.format(
-            summary=a.description(),
-            time=clock_time(moment),
-            name=a.name,
-            activity=a.status(moment),
-            observation=s.text,
+    prompts: list[str | tuple[str, str]] = [
+        (
+            REACTION.format(
+                summary=a.description(),
+                time=clock_time(moment),
+                name=a.name,
+                activity=a.status(moment),
+                observation=s.text,
+            ),
+            REACTION_PREFILL.format(name=a.name),
         )
         for a, s in reactions
     ]
     replies = minds.generate(prompts, "reaction", reactions[0][0].config.tokens["reaction"])
     memories, events = [], []
     for (agent, sight), reply in zip(reactions, replies, strict=True):
-        activity = (reply.splitlines()[0].strip(" .\"'") if reply.strip() else "") or (
-            f"deal with {sight.text}"
-        )
+        what = activity(reply)
+        what = what if has_words(what) else f"deal with {sight.text}"
         step = PlanStep(
             start=moment,
             minutes=agent.config.reaction_minutes,
-            activity=activity,
+            activity=what,
             level=ACTION,
             place=sight.place,
         )
@@ -89,7 +99,7 @@ def react_to_objects(
         agent.location = sight.place
         memories.append(
             agent.memory(
-                f"{agent.name} saw that {sight.text} and decided to {activity}",
+                f"{agent.name} saw that {sight.text} and decided to {what}",
                 moment,
                 "plan",
                 tick=tick,
@@ -123,7 +133,9 @@ def converse(
     open_talks = list(range(len(pairs)))
     max_turns = max((a.config.max_turns for a, _ in pairs), default=0)
     for turn in range(max_turns):
-        prompts = [_line_prompt(pairs[i], talks[i], turn, moment) for i in open_talks]
+        prompts: list[str | tuple[str, str]] = [
+            _line_prompt(pairs[i], talks[i], turn, moment) for i in open_talks
+        ]
         if not prompts:
             break
         replies = minds.generate(prompts, "dialogue", pairs[0][0].config.tokens["dialogue"])
@@ -163,7 +175,7 @@ def converse(
 
 def _line_prompt(
     pair: tuple[GenerativeAgent, GenerativeAgent], talk: Conversation, turn: int, moment: datetime
-) -> str:
+) -> tuple[str, str]:
     speaker, listener = pair[turn % 2], pair[(turn + 1) % 2]
     last = talk.lines[-1][1] if talk.lines else ""
     context = speaker.context(
@@ -176,7 +188,7 @@ def _line_prompt(
         if not talk.lines
         else "Dialogue so far:\n"
     )
-    return DIALOGUE_LINE.format(
+    request = DIALOGUE_LINE.format(
         summary=speaker.description(),
         time=clock_time(moment),
         name=speaker.name,
@@ -186,31 +198,36 @@ def _line_prompt(
         opening=opening,
         dialogue=dialogue,
     )
+    return request, SPEAKER_PREFILL.format(name=speaker.name)
 
 
 def _clean_line(reply: str, speaker: GenerativeAgent, listener: GenerativeAgent) -> str:
-    line = reply.strip().splitlines()[0].strip() if reply.strip() else ""
+    line = sentences(reply)
     for prefix in (f"{speaker.name}:", f"{speaker.persona.first_name}:"):
         line = line.removeprefix(prefix).strip()
     if line.startswith((f"{listener.name}:", f"{listener.persona.first_name}:")):
         return ""  # the model wrote the other side's line
-    return line.strip("\"' ")
+    line = line.strip("\"' ")
+    return line if has_words(line) else ""
 
 
 def interview(
     questions: Sequence[tuple[GenerativeAgent, str]], minds: Minds, moment: datetime
 ) -> list[str]:
     """Answers in character, grounded in each agent's retrieved memories."""
-    prompts = [
-        INTERVIEW.format(
-            summary=a.description(),
-            name=a.name,
-            question=q,
-            context=bullets(a.context(q, moment, 8)),
+    prompts: list[str | tuple[str, str]] = [
+        (
+            INTERVIEW.format(
+                summary=a.description(),
+                name=a.name,
+                question=q,
+                context=bullets(a.context(q, moment, 8)),
+            ),
+            SPEAKER_PREFILL.format(name=a.name),
         )
         for a, q in questions
     ]
     if not prompts:
         return []
     replies = minds.generate(prompts, "interview", questions[0][0].config.tokens["interview"])
-    return [r.strip().splitlines()[0].strip() if r.strip() else "" for r in replies]
+    return [sentences(r, limit=3, max_words=60) for r in replies]

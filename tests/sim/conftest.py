@@ -16,7 +16,7 @@ REPLIES = {
         "4) 1:00 pm: eat lunch\n5) 2:00 pm: go for a walk"
     ),
     "hour-long": "drink coffee\n2) chat with friends",
-    "in steps of": "pour coffee (10 minutes)\n2) sit at the table (15 minutes)",
+    "steps of 5 to 15": "pour coffee (10 minutes)\n2) sit at the table (15 minutes)",
     "what does": "put out the fire",
     "starts a conversation": "Hi! Are you coming to the party tonight?",
     "Dialogue so far": "Yes, I will be there. See you, bye!",

@@ -8,7 +8,7 @@ import pytest
 
 from lm.fakes import HashEmbeddings
 from memory import InMemoryStore, MemoryKind, MemoryStream
-from sim import Engine, SimConfig
+from sim import Engine, Scenario, SimConfig
 from sim.runner import resume_run, start_run
 from tests.sim.conftest import scenario, scripted_minds
 
@@ -65,14 +65,23 @@ def test_an_injected_event_is_perceived_and_changes_the_plan() -> None:
     engine = _engine()
     engine.step()
     engine.step()  # past the conversation and its cooldown
-    engine.inject("Cafe: room: stove", "burning")
+    ann = engine.agents["Ann Lee"]
+    room = ann.location
+    thing = f"{room}: {next(iter(engine.world.objects(*room.split(': '))))}"
+    engine.inject(thing, "burning")
     events = engine.step()
-    reactions = [e for e in events if e["type"] == "react"]
-    assert {r["agent"] for r in reactions} == {"Ann Lee", "Bob Ray"}
     moment = engine.clock.now() - engine.clock.step
-    for agent in engine.agents.values():
+    witnesses = [
+        a
+        for a in engine.agents.values()
+        if engine.world.area_of(a.location) == engine.world.area_of(room)
+    ]
+    assert ann in witnesses
+    reactions = [e for e in events if e["type"] == "react"]
+    assert {r["agent"] for r in reactions} == {a.name for a in witnesses}
+    for agent in witnesses:
         seen = [m.text for m in engine.stream.recent(20, owner=agent.name)]
-        assert "Cafe: room: stove is burning" in seen
+        assert f"{thing} is burning" in seen
         current = agent.plan.current(moment)
         assert current is not None and current.activity == "put out the fire"
 
@@ -98,13 +107,25 @@ def _final_state(folder: Path) -> tuple[dict[str, object], list[tuple[str, str, 
     return {k: state[k] for k in ("tick", "now", "world", "agents", "pending")}, memories
 
 
+def _one_area() -> Scenario:
+    """Both agents always in sight of each other, so every tick has decisions to interrupt."""
+    base = scenario()
+    return scenario(
+        world={"Cafe": {"room": {"stove": "idle"}, "back": {"sofa": "idle"}}},
+        agents=[
+            {**a.model_dump(mode="json"), "home": "Cafe: back", "location": "Cafe: room"}
+            for a in base.agents
+        ],
+    )
+
+
 def test_a_killed_run_resumes_to_the_same_final_state(tmp_path: Path) -> None:
     whole, broken = tmp_path / "whole", tmp_path / "broken"
-    engine = start_run(scenario(), whole, scripted_minds(), HashEmbeddings(), CONFIG)
+    engine = start_run(_one_area(), whole, scripted_minds(), HashEmbeddings(), CONFIG)
     engine.inject("Cafe: room: stove", "burning", at=engine.clock.now() + engine.clock.step * 3)
     engine.run(6)
 
-    engine = start_run(scenario(), broken, scripted_minds(fail_after=3), HashEmbeddings(), CONFIG)
+    engine = start_run(_one_area(), broken, scripted_minds(fail_after=3), HashEmbeddings(), CONFIG)
     engine.inject("Cafe: room: stove", "burning", at=engine.clock.now() + engine.clock.step * 3)
     with pytest.raises(RuntimeError, match="killed mid-tick"):
         engine.run(6)

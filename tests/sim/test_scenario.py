@@ -1,0 +1,86 @@
+"""Scenario files: the built-in one loads; invalid ones are refused naming the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sim import ScenarioError, World, load_scenario
+from sim.errors import UnknownPlaceError
+from tests.sim.conftest import scenario
+
+
+def test_smallville_has_five_agents_and_both_stories() -> None:
+    town = load_scenario("smallville")
+    assert len(town.agents) >= 5
+    seeds = " ".join(m for a in town.agents for m in a.memories)
+    assert "Valentine's Day party at Hobbs Cafe" in seeds
+    assert "running for mayor" in seeds
+
+
+def _write(tmp_path: Path, **changes: object) -> Path:
+    raw = scenario().model_dump(mode="json")
+    raw.update(changes)
+    path = tmp_path / "town.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def test_unknown_place_is_named(tmp_path: Path) -> None:
+    raw = scenario().model_dump(mode="json")
+    raw["agents"][1]["location"] = "Moon base: crater"
+    path = _write(tmp_path, agents=raw["agents"])
+    with pytest.raises(ScenarioError, match=r"^town.yaml: agents.1.location: unknown area 'Moon"):
+        load_scenario(path)
+
+
+def test_agent_in_no_place_is_refused(tmp_path: Path) -> None:
+    raw = scenario().model_dump(mode="json")
+    del raw["agents"][0]["home"]
+    path = _write(tmp_path, agents=raw["agents"])
+    with pytest.raises(ScenarioError, match=r"^town.yaml: agents.0.home: Field required"):
+        load_scenario(path)
+
+
+def test_agent_placed_on_an_area_not_a_room_is_refused(tmp_path: Path) -> None:
+    raw = scenario().model_dump(mode="json")
+    raw["agents"][0]["location"] = "Cafe"
+    path = _write(tmp_path, agents=raw["agents"])
+    with pytest.raises(ScenarioError, match=r"agents.0.location: 'Cafe' is not a room"):
+        load_scenario(path)
+
+
+def test_bad_time_is_named(tmp_path: Path) -> None:
+    path = _write(tmp_path, start="half past never")
+    with pytest.raises(ScenarioError, match=r"^town.yaml: start: .*half past never"):
+        load_scenario(path)
+
+
+def test_event_before_the_start_and_unknown_object_are_named(tmp_path: Path) -> None:
+    early = [{"at": "2020-01-01 00:00", "place": "Cafe: room: stove", "state": "burning"}]
+    with pytest.raises(ScenarioError, match=r"events.0.at: .* is before the start"):
+        load_scenario(_write(tmp_path, events=early))
+    missing = [{"at": "2023-02-14 10:00", "place": "Cafe: room: piano", "state": "played"}]
+    with pytest.raises(ScenarioError, match=r"events.0.place: 'Cafe: room' has no object 'piano'"):
+        load_scenario(_write(tmp_path, events=missing))
+
+
+def test_missing_file_and_bad_yaml(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="no such scenario file"):
+        load_scenario(tmp_path / "nope.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("world: [unclosed")
+    with pytest.raises(ScenarioError, match=r"broken\.yaml: not valid YAML"):
+        load_scenario(broken)
+
+
+def test_world_paths_and_states() -> None:
+    world = World({"Cafe": {"kitchen": {"stove": "idle"}, "room": {"table": "idle"}}})
+    assert world.room_path("Cafe: kitchen: stove") == "Cafe: kitchen"
+    world.set_state("Cafe: kitchen: stove", "burning")
+    assert world.visible("Cafe: room") == [("Cafe: kitchen: stove", "burning")]
+    assert world.changed() == {"Cafe: kitchen: stove": "burning"}
+    with pytest.raises(UnknownPlaceError, match="has no object 'oven'"):
+        world.set_state("Cafe: kitchen: oven", "on")

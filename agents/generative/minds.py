@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from lm import CallLedger, Choice, Scorer, choose_many, complete_batch, rate_importance
+from lm import CallLedger, Choice, Scorer, choose_many, rate_importance
 
 
 class Minds:
@@ -70,23 +70,14 @@ class Minds:
         messages = [_messages(p) for p in prompts]
         model = self._for(self._model, component)
         self._count(component, len(prompts))
-        options: dict[str, Any] = {"max_new_tokens": max_tokens}
-        if not self._counts_itself:
-            options["config"] = {
-                "callbacks": [self.ledger.callback()],
-                "metadata": {"component": component},
-            }
-            replies = [
-                str(r.content).strip()
-                for chunk in self._chunks(messages)
-                for r in model.batch(chunk, **options)
-            ]
-        else:
-            replies = [
-                reply
-                for chunk in self._chunks(messages)
-                for reply in complete_batch(model, chunk, component, **options)
-            ]
+        # Generation is counted through the callback (the local model's own ledger sees
+        # only scoring), so every chat model reports its tokens the same way.
+        config = {"callbacks": [self.ledger.callback()], "metadata": {"component": component}}
+        replies = [
+            str(r.content).strip()
+            for chunk in self._chunks(messages)
+            for r in model.batch(chunk, config=config, max_new_tokens=max_tokens)
+        ]
         return [reply.split("\n\n")[0].strip() for reply in replies]
 
     def choose(

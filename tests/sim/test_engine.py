@@ -147,3 +147,13 @@ def test_a_run_folder_is_not_overwritten(tmp_path: Path) -> None:
     start_run(scenario(), tmp_path / "run", scripted_minds(), HashEmbeddings(), CONFIG)
     with pytest.raises(CheckpointError, match="--resume"):
         start_run(scenario(), tmp_path / "run", scripted_minds(), HashEmbeddings(), CONFIG)
+
+
+def test_every_component_is_counted() -> None:
+    engine = _engine()
+    engine.step()
+    usage = engine.minds.ledger.as_dict()
+    for component in ("summary", "plan", "actions", "dialogue"):
+        assert usage[component]["completion_tokens"] > 0, component
+        assert engine.minds.requests[component] > 0
+    assert engine.minds.requests["react"] == 2

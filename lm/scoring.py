@@ -90,9 +90,7 @@ def choose(scorer: Scorer, prompt: str, options: Sequence[str]) -> Choice:
     """
     if not options:
         raise ScoringInputError("choose() needs at least one option")
-    scores = [ll.mean for ll in scorer.loglik(prompt, options)]
-    best = max(range(len(options)), key=scores.__getitem__)
-    return Choice(index=best, option=options[best], scores=scores)
+    return choose_many(scorer, [(prompt, options)])[0]
 
 
 def choose_many(

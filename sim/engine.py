@@ -73,6 +73,7 @@ class Engine:
         self.pending: list[EventSpec] = sorted(scenario.events, key=lambda e: e.at)
         self.rng = random.Random(self.config.seed)
         self.log_size = 0
+        self._fresh: dict[str, list[Sight]] = {}  # what each agent newly saw this tick
 
     # ---- user input --------------------------------------------------------------------
     def inject(self, place: str, state: str, at: datetime | None = None) -> None:
@@ -176,7 +177,7 @@ class Engine:
         return sights
 
     def _perceive(self, agents: list[GenerativeAgent], moment: datetime) -> list[NewMemory]:
-        self._fresh: dict[str, list[Sight]] = {}
+        self._fresh = {}
         memories: list[NewMemory] = []
         for agent in agents:
             sights = self._sights(agent, moment)
@@ -225,7 +226,7 @@ class Engine:
                 last = agent.chatted.get(other.name)
                 if other.available(moment) and (last is None or moment - last >= cooldown):
                     return sight
-            elif not sight.is_agent:
+            else:
                 return sight
         return None
 
@@ -286,4 +287,3 @@ class Engine:
         self.rng.setstate((version, tuple(internal), gauss))
         self.log_size = int(state["log_size"])
         self.minds.restore_counts(state["requests"], state["ledger"])
-        self.reflector.model = self.minds.model

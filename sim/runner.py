@@ -24,9 +24,7 @@ def start_run(
     """A new run in `out` (refused if `out` already holds one)."""
     folder = RunFolder(out)
     folder.create(yaml.safe_dump(scenario.model_dump(mode="json"), sort_keys=False))
-    stream = MemoryStream(
-        ChromaStore.persistent(folder.memory), embedder, rater=CachedRater(minds.rate_importance)
-    )
+    stream = _stream(ChromaStore.persistent(folder.memory), minds, embedder)
     engine = Engine(scenario, stream, minds, config, folder)
     folder.save(engine.get_state())
     return engine
@@ -42,10 +40,14 @@ def resume_run(
     scenario = load_scenario(folder.scenario)
     store = ChromaStore.persistent(folder.memory)
     dropped = folder.roll_back(store, state)
-    stream = MemoryStream(store, embedder, rater=CachedRater(minds.rate_importance))
-    engine = Engine(scenario, stream, minds, config, folder)
+    engine = Engine(scenario, _stream(store, minds, embedder), minds, config, folder)
     engine.set_state(state)
     return engine, dropped
+
+
+def _stream(store: ChromaStore, minds: Minds, embedder: Any) -> MemoryStream:
+    """The run's memory: importance rated by the same (batched, counted) minds."""
+    return MemoryStream(store, embedder, rater=CachedRater(minds.rate_importance))
 
 
 def summarize(

@@ -93,32 +93,26 @@ class Scenario(BaseModel):
         names = [a.name for a in self.agents]
         for n, agent in enumerate(self.agents):
             if names.count(agent.name) > 1:
-                raise _field_error(f"agents.{n}.name", f"duplicate agent {agent.name!r}")
+                raise _FieldError(f"agents.{n}.name", f"duplicate agent {agent.name!r}")
             for field in ("home", "location"):
                 _place(world, getattr(agent, field), f"agents.{n}.{field}", room=True)
         for n, event in enumerate(self.events):
             if event.at < self.start:
-                raise _field_error(f"events.{n}.at", f"{event.at} is before the start {self.start}")
+                raise _FieldError(f"events.{n}.at", f"{event.at} is before the start {self.start}")
             if event.place is not None:
                 _place(world, event.place, f"events.{n}.place", room=False)
             if event.agent is not None and event.agent not in names:
-                raise _field_error(f"events.{n}.agent", f"no agent named {event.agent!r}")
+                raise _FieldError(f"events.{n}.agent", f"no agent named {event.agent!r}")
         for n, gathering in enumerate(self.gatherings):
             _place(world, gathering.area, f"gatherings.{n}.area", room=False)
             if gathering.topic not in self.topics:
-                raise _field_error(
-                    f"gatherings.{n}.topic", f"not one of topics {list(self.topics)}"
-                )
+                raise _FieldError(f"gatherings.{n}.topic", f"not one of topics {list(self.topics)}")
         return self
 
 
 class _FieldError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
-
-
-def _field_error(field: str, message: str) -> _FieldError:
-    return _FieldError(field, message)
 
 
 def _place(world: World, path: str | None, field: str, *, room: bool) -> None:
@@ -129,7 +123,7 @@ def _place(world: World, path: str | None, field: str, *, room: bool) -> None:
         if room and len(checked.split(": ")) != 2:
             raise UnknownPlaceError(f"{path!r} is not a room: write 'area: room'")
     except UnknownPlaceError as error:
-        raise _field_error(field, str(error)) from None
+        raise _FieldError(field, str(error)) from None
 
 
 def load_scenario(name_or_path: str | Path) -> Scenario:
@@ -156,7 +150,5 @@ def parse_scenario(raw: Any, source: str = "scenario") -> Scenario:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         message = str(first["msg"]).removeprefix("Value error, ")
-        if ": " in message and not where:
-            raise ScenarioError(f"{source}: {message}") from None
         shown = f" (got {first['input']!r})" if first["type"] != "value_error" else ""
         raise ScenarioError(f"{source}: {where + ': ' if where else ''}{message}{shown}") from None

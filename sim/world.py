@@ -48,7 +48,8 @@ class World:
         """The room a path names or lies in ("A: r" or "A: r: object" -> "A: r")."""
         parts = split(path)
         if len(parts) < 2:
-            area = self._area_name(parts[0] if parts else path)
+            area = parts[0] if parts else path
+            self._area(area)
             return join(area, self.rooms(area)[0])
         self._room(parts[0], parts[1])
         return join(parts[0], parts[1])
@@ -107,10 +108,6 @@ class World:
             self.set_state(path, state)
 
     # ---- lookups -----------------------------------------------------------------------
-    def _area_name(self, name: str) -> str:
-        self._area(name)
-        return name
-
     def _area(self, area: str) -> dict[str, dict[str, str]]:
         try:
             return self._areas[area]

@@ -32,21 +32,18 @@ class Minds:
         self.batched = batched
         self._model = model
         self._scorer = scorer
-        self._counts_itself = hasattr(model, "ledger") and hasattr(model, "for_component")
-        if self._counts_itself:
-            self._model = model.model_copy(update={"ledger": self.ledger})
         if hasattr(scorer, "for_component") and hasattr(scorer, "ledger"):
+            # the local model records its scoring calls into the ledger it holds
             self._scorer = scorer.model_copy(update={"ledger": self.ledger})  # type: ignore[attr-defined]
 
     @property
     def model(self) -> BaseChatModel:
-        """The chat model, counting into this ledger (for components outside `Minds`)."""
+        """The chat model, for components outside `Minds` (their calls are not counted here)."""
         return self._model
 
     def restore_counts(self, requests: dict[str, int], ledger: dict[str, dict[str, float]]) -> None:
-        """Continue the counts of a resumed run."""
-        self.requests = Counter(requests)
-        self.ledger = CallLedger()
+        """Add the counts of a resumed run (to a fresh `Minds`: the run continues its totals)."""
+        self.requests.update(requests)
         for component, usage in ledger.items():
             self.ledger.record(
                 component,
@@ -55,10 +52,6 @@ class Minds:
                 completion_tokens=int(usage["completion_tokens"]),
                 seconds=float(usage["seconds"]),
             )
-        if self._counts_itself:
-            self._model = self._model.model_copy(update={"ledger": self.ledger})
-        if hasattr(self._scorer, "ledger"):
-            self._scorer = self._scorer.model_copy(update={"ledger": self.ledger})  # type: ignore[attr-defined]
 
     def generate(
         self, prompts: Sequence[str | tuple[str, str]], component: str, max_tokens: int

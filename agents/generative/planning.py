@@ -60,6 +60,8 @@ def bullets(texts: Sequence[str]) -> str:
 def refresh_summaries(agents: Sequence[GenerativeAgent], minds: Minds, moment: datetime) -> None:
     """The paper's summary description: three retrieval-grounded sentences, cached."""
     due = [a for a in agents if _summary_due(a, moment)]
+    if not due:
+        return
     prompts: list[str | tuple[str, str]] = []
     for agent in due:
         for aspect in SUMMARY_ASPECTS.values():
@@ -71,8 +73,6 @@ def refresh_summaries(agents: Sequence[GenerativeAgent], minds: Minds, moment: d
                     SUMMARY_PREFILL.format(name=agent.name),
                 )
             )
-    if not due:
-        return
     replies = minds.generate(prompts, "summary", due[0].config.tokens["summary"])
     width = len(SUMMARY_ASPECTS)
     for n, agent in enumerate(due):

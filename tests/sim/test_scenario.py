@@ -28,26 +28,30 @@ def _write(tmp_path: Path, **changes: object) -> Path:
     return path
 
 
+def _with_agent_field(tmp_path: Path, index: int, field: str, value: str | None) -> Path:
+    """The test scenario with one agent's field set (or removed, for None)."""
+    agents = scenario().model_dump(mode="json")["agents"]
+    if value is None:
+        del agents[index][field]
+    else:
+        agents[index][field] = value
+    return _write(tmp_path, agents=agents)
+
+
 def test_unknown_place_is_named(tmp_path: Path) -> None:
-    raw = scenario().model_dump(mode="json")
-    raw["agents"][1]["location"] = "Moon base: crater"
-    path = _write(tmp_path, agents=raw["agents"])
+    path = _with_agent_field(tmp_path, 1, "location", "Moon base: crater")
     with pytest.raises(ScenarioError, match=r"^town.yaml: agents.1.location: unknown area 'Moon"):
         load_scenario(path)
 
 
 def test_agent_in_no_place_is_refused(tmp_path: Path) -> None:
-    raw = scenario().model_dump(mode="json")
-    del raw["agents"][0]["home"]
-    path = _write(tmp_path, agents=raw["agents"])
+    path = _with_agent_field(tmp_path, 0, "home", None)
     with pytest.raises(ScenarioError, match=r"^town.yaml: agents.0.home: Field required"):
         load_scenario(path)
 
 
 def test_agent_placed_on_an_area_not_a_room_is_refused(tmp_path: Path) -> None:
-    raw = scenario().model_dump(mode="json")
-    raw["agents"][0]["location"] = "Cafe"
-    path = _write(tmp_path, agents=raw["agents"])
+    path = _with_agent_field(tmp_path, 0, "location", "Cafe")
     with pytest.raises(ScenarioError, match=r"agents.0.location: 'Cafe' is not a room"):
         load_scenario(path)
 

@@ -16,7 +16,16 @@ from lm.errors import (
 )
 from lm.importance import rate_importance
 from lm.resolve import resolve_model
-from lm.scoring import Choice, LogLikelihood, Scorer, choose, choose_many, p_yes, rate
+from lm.scoring import (
+    Choice,
+    LogLikelihood,
+    MemoScorer,
+    Scorer,
+    choose,
+    choose_many,
+    p_yes,
+    rate,
+)
 from lm.structured import ParseError, complete_batch, generate_structured, parse_json_object
 from lm.truth import belief
 
@@ -28,6 +37,7 @@ __all__ = [
     "LMError",
     "LocalModelConfig",
     "LogLikelihood",
+    "MemoScorer",
     "MissingExtraError",
     "ModelPackageMissingError",
     "ParseError",

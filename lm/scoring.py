@@ -125,3 +125,33 @@ def choose_many(
         best = max(range(len(options)), key=scores.__getitem__)
         choices.append(Choice(index=best, option=options[best], scores=scores))
     return choices
+
+
+class MemoScorer:
+    """A `Scorer` that remembers the log-likelihoods it computed.
+
+    Scoring is deterministic, so an experiment that asks the same questions again as a memory
+    grows (a learning curve) pays only for the contexts that changed. Ratings and yes/no pass
+    through unremembered. The memo is unbounded: use one per experiment.
+    """
+
+    def __init__(self, scorer: Scorer) -> None:
+        self.scorer = scorer
+        self.remembered: dict[tuple[str, str], LogLikelihood] = {}
+        self.reused = 0
+
+    def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
+        return self.loglik_batch([(prompt, c) for c in continuations])
+
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        missing = list(dict.fromkeys(p for p in pairs if p not in self.remembered))
+        if missing:
+            self.remembered.update(zip(missing, self.scorer.loglik_batch(missing), strict=True))
+        self.reused += len(pairs) - len(missing)
+        return [self.remembered[p] for p in pairs]
+
+    def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
+        return self.scorer.rate_batch(prompts, low, high)
+
+    def p_yes_batch(self, prompts: Sequence[str]) -> list[float]:
+        return self.scorer.p_yes_batch(prompts)

@@ -16,6 +16,7 @@ from typing import Any
 from rich.progress import Progress
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
+from lm import MemoScorer
 from lm.embeddings import MiniLMEmbeddings
 from lm.local import LocalChatModel
 from memory import InMemoryStore, MemoryStream, new_memory
@@ -26,10 +27,12 @@ CURVE = tuple(range(10, 101, 10))  # % of the train questions seen
 
 
 class Lab:
-    """One model and embedder; fresh memories on demand."""
+    """One model and embedder; fresh memories on demand. The model is frozen, so each
+    (context, answer) log-likelihood is computed once and reused across curve points."""
 
     def __init__(self) -> None:
         self.model = LocalChatModel()
+        self.scorer = MemoScorer(self.model)
         self.embedder = MiniLMEmbeddings()
 
     def reasoner(self, facts: list[tuple[str, str]]) -> TeachableReasoner:
@@ -42,7 +45,7 @@ class Lab:
                 for qid, fact in facts
             ]
         )
-        return TeachableReasoner(stream, self.model, config=TeachMeConfig(retrieve_k=5))
+        return TeachableReasoner(stream, self.scorer, config=TeachMeConfig(retrieve_k=5))
 
     def accuracy(
         self, reasoner: TeachableReasoner, questions: list[Question], direct: bool = False

@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from agents.teachme import Answer, TeachableReasoner, TeachMeConfig, TeachMeSession, split_choices
+from memory.records import RelevanceMode
 from mindstream.cli_support import (
     MODEL_OPTION_HELP,
     build_model,
@@ -22,6 +23,13 @@ StoreOption = Annotated[
 ]
 UserOption = Annotated[str, typer.Option("--user", "-u", help="Whose taught facts to use.")]
 ModelOption = Annotated[str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)]
+RetrievalOption = Annotated[
+    RelevanceMode,
+    typer.Option(
+        help="How taught facts are found: bm25 (the paper's choice), embedding (better recall in"
+        " our Table A1 run, docs/results.md), hybrid."
+    ),
+]
 HELP = """moves after an answer:
   a              agree: store the proof, so this question gets this answer again
   f N            premise N is false (its negation is stored)
@@ -36,13 +44,15 @@ HELP = """moves after an answer:
   quit           leave"""
 
 
-def _session(store: Path, user: str, model: str, write_premises: bool) -> TeachMeSession:
+def _session(
+    store: Path, user: str, model: str, write_premises: bool, retrieval: RelevanceMode
+) -> TeachMeSession:
     from lm.embeddings import MiniLMEmbeddings
     from memory import MemoryStream
 
     chat = build_model(model, max_new_tokens=32)
     stream = MemoryStream.open(store, MiniLMEmbeddings())
-    config = TeachMeConfig(write_premises=write_premises)
+    config = TeachMeConfig(write_premises=write_premises, retrieval=retrieval)
     return TeachMeSession(
         TeachableReasoner(stream, require_scorer(chat, model), chat, user=user, config=config)
     )
@@ -67,6 +77,7 @@ def ask(
     store: StoreOption = Path("runs/teachme-memory"),
     user: UserOption = "user",
     model: ModelOption = "local:smollm2-135m",
+    retrieval: RetrievalOption = "bm25",
     direct: Annotated[
         bool, typer.Option(help="Answer by likelihood alone, without a proof.")
     ] = False,
@@ -75,7 +86,7 @@ def ask(
     stem, choices = split_choices(question)
     if not stem or len(choices) < 2:
         raise ValueError("give the question with at least two choices: 'QUESTION (A) ... (B) ...'")
-    session = _session(store, user, model, write_premises=False)
+    session = _session(store, user, model, write_premises=False, retrieval=retrieval)
     reasoner = session.reasoner
     show(reasoner.direct(stem, choices) if direct else reasoner.answer(stem, choices))
 
@@ -85,12 +96,13 @@ def teach(
     store: StoreOption = Path("runs/teachme-memory"),
     user: UserOption = "user",
     model: ModelOption = "local:smollm2-135m",
+    retrieval: RetrievalOption = "bm25",
     write_premises: Annotated[
         bool, typer.Option(help="Let the model write a premise per proof.")
     ] = True,
 ) -> None:
     """An interactive TeachMe session: ask, see the proof, correct it, watch the answer change."""
-    session = _session(store, user, model, write_premises)
+    session = _session(store, user, model, write_premises, retrieval)
     console.print(HELP)
     while True:
         try:

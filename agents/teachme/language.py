@@ -24,6 +24,9 @@ _AUXILIARIES = (
     "might",
     "must",
 )
+_ARTICLES = ("a", "an", "the", "this", "that", "these", "those")
+_YES = ("yes", "true")
+_NO = ("no", "false")
 _NEGATED = re.compile(
     r"\b(not|cannot|can't|isn't|aren't|doesn't|don't|won't|never)\b", re.IGNORECASE
 )
@@ -37,9 +40,23 @@ def rule_hypothesis(question: str, choice: str) -> str:
     """
     stem = " ".join(question.split())
     answer = " ".join(choice.split()).rstrip(".")
+    polar = _polar_statement(stem)
+    if polar and answer.lower() in _YES + _NO:
+        return polar if answer.lower() in _YES else negate(polar)
     if stem.endswith("?"):
         return f"{stem[:-1].rstrip()}: {answer}."
     return f"{stem.rstrip(' .,:;')} {answer}."
+
+
+def _polar_statement(question: str) -> str | None:
+    """'Can a magnet attract a penny?' -> 'A magnet can attract a penny.' (the subject is taken
+    to be one word, or an article and a word); None unless it is a yes/no question."""
+    words = question.rstrip("?").split()
+    if not question.endswith("?") or len(words) < 3 or words[0].lower() not in _AUXILIARIES:
+        return None
+    subject = 3 if words[1].lower() in _ARTICLES and len(words) > 3 else 2
+    sentence = " ".join([*words[1:subject], words[0].lower(), *words[subject:]])
+    return f"{sentence[:1].upper()}{sentence[1:]}."
 
 
 def negate(statement: str) -> str:

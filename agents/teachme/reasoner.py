@@ -185,8 +185,10 @@ class TeachableReasoner:
         sets: list[tuple[list[Premise], int | None]] = []
         for n, (text, b) in enumerate(zip(written, beliefs, strict=True)):
             start, i = starts[n // len(hypotheses)], n % len(hypotheses)
-            # A written premise the user refuted falls away; the forced start still stands.
-            sets.append(([*start, Premise(text=text, belief=b)] if b > 0 else start, i))
+            # A written premise the user refuted, or one that only restates the hypothesis,
+            # falls away; the forced start still stands.
+            usable = b > 0 and _normal(text) != _normal(hypotheses[i])
+            sets.append(([*start, Premise(text=text, belief=b)] if usable else start, i))
         return sets
 
     def _score(

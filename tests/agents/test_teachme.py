@@ -86,6 +86,13 @@ def test_split_choices_and_rule_hypotheses() -> None:
         == "The sun is responsible for plants growing."
     )
     assert rule_hypothesis("What do plants need?", "light") == "What do plants need: light."
+    assert rule_hypothesis("Can a magnet attract a penny?", "yes") == (
+        "A magnet can attract a penny."
+    )
+    assert rule_hypothesis("Can a magnet attract a penny?", "No") == (
+        "A magnet cannot attract a penny."
+    )
+    assert rule_hypothesis("Is copper magnetic?", "no") == "Copper is not magnetic."
 
 
 @pytest.mark.parametrize(
@@ -107,7 +114,7 @@ def test_agree_stores_the_proof_and_keeps_the_answer() -> None:
     again = session.agree()
     taught = [r.text for r in session.taught()]
     assert "A magnet can attract copper." in taught
-    assert any(t.startswith("Can a magnet attract a penny: yes") for t in taught)
+    assert "A magnet can attract a penny." in taught  # the conclusion
     assert again.choice == "yes"
 
 
@@ -158,3 +165,15 @@ def test_direct_mode_is_the_likeliest_choice() -> None:
     session = _session()
     answer = session.reasoner.direct("Can a magnet attract a penny?", ["yes", "no"])
     assert answer.mode == "direct" and answer.choice == "yes" and answer.proof is not None
+
+
+def test_a_written_premise_that_restates_the_hypothesis_is_dropped() -> None:
+    stream = MemoryStream(InMemoryStore(), HashEmbeddings())
+    echo = ScriptedChatModel(default="A magnet can attract a penny.")
+    reasoner = TeachableReasoner(
+        stream, MagnetScorer(), echo, config=TeachMeConfig(write_premises=True)
+    )
+    answer = reasoner.answer("Can a magnet attract a penny?", ["yes", "no"])
+    yes_proofs = [p for p in answer.proofs if p.hypothesis == "A magnet can attract a penny."]
+    assert yes_proofs and all(p.premises == [] for p in yes_proofs)
+    assert any(p.premises for p in answer.proofs if p.choice_index == 1)  # "no" keeps its own

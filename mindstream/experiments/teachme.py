@@ -93,6 +93,8 @@ def run(
     train = load_split("train", data, train_limit)
     state_path = work / f"state-{split}-{len(hidden)}-{len(train)}-{seed}.json"
     state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.is_file() else {}
+    if state and "seconds" not in state:
+        state["untimed_start"] = True  # resumed from a run killed before it recorded its time
     work.mkdir(parents=True, exist_ok=True)
 
     def save() -> None:
@@ -108,6 +110,9 @@ def run(
             progress.advance(task)
             state["before"] = lab.accuracy(empty, hidden)
             progress.advance(task)
+            save()
+        if "curve_before" not in state:  # the curve's 0% point, the same for every ordering
+            state["curve_before"] = lab.accuracy(lab.reasoner([]), curve_questions)
             save()
         if "upper_bound" not in state:
             task = progress.add_task("upper bound (all train facts)", total=1)
@@ -157,18 +162,23 @@ def _report(
     limit: int | None,
     train_limit: int | None,
 ) -> dict[str, Any]:
-    curves = [[state[f"ordering {o}"]["curve"][str(p)] for p in CURVE] for o in range(orderings)]
+    curves = [
+        [state["curve_before"], *(state[f"ordering {o}"]["curve"][str(p)] for p in CURVE)]
+        for o in range(orderings)
+    ]
     png = DOCS / "results" / "teachme_curve.png"
-    _plot(curves, state, png, len(curve_questions))
+    _plot(curves, state, png, len(curve_questions), n_hidden)
     command = (
         f"mindstream eval teachme --split {split} --train-limit {train_limit} "
-        f"--orderings {orderings} --seed {seed}" + (f" --limit {limit}" if limit else "")
+        f"--curve-limit {len(curve_questions)} --orderings {orderings} --seed {seed}"
+        + (f" --limit {limit}" if limit else "")
     )
     data_out = {
         "command": command,
         **{k: v for k, v in state.items() if not k.startswith("ordering")},
         "curves": curves,
-        "curve_points_percent": list(CURVE),
+        "taught_per_ordering": [len(state[f"ordering {o}"]["taught"]) for o in range(orderings)],
+        "curve_points_percent": [0, *CURVE],
         "hidden": n_hidden,
         "train_used": n_train,
     }
@@ -184,7 +194,15 @@ def _report(
             f"{state['upper_bound']:.1%}",
         ],
     ]
-    curve_rows = [[f"{p}%", *(f"{c[i]:.1%}" for c in curves)] for i, p in enumerate(CURVE)]
+    curve_rows = [[f"{p}%", *(f"{c[i]:.1%}" for c in curves)] for i, p in enumerate((0, *CURVE))]
+    curve_rows.append(
+        ["facts taught", *(str(len(state[f"ordering {o}"]["taught"])) for o in range(orderings))]
+    )
+    untimed = (
+        " (not counting the first, untimed part of the run, which was killed and resumed)"
+        if state.get("untimed_start")
+        else ""
+    )
     markdown = f"""## TeachMe: learning from a simulated teacher (OpenBookQA {split})
 
 The teacher went through {n_train} train questions (the paper used all 4957) and added a
@@ -194,7 +212,7 @@ a proof's support is the answer's mean log-likelihood with the proof's premise (
 found by BM25 over question + choices, r = 5) before the question. Without taught facts the
 unforced proof has no premise, so "before teaching" equals direct QA by construction. Paper
 (T5-11B Entailer, OpenBookQA test): 72.6% before, 77.0% after. Chance is 25%.
-Total wall time {state["seconds"]} s.
+Wall time {state["seconds"]} s{untimed}.
 
 {table(["system", "accuracy"], rows)}
 
@@ -209,7 +227,9 @@ seen x% of the {n_train} train questions, for {orderings} orderings (`teachme_cu
     return data_out
 
 
-def _plot(curves: list[list[float]], state: dict[str, Any], path: Path, n_curve: int) -> None:
+def _plot(
+    curves: list[list[float]], state: dict[str, Any], path: Path, n_curve: int, n_hidden: int
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -217,12 +237,24 @@ def _plot(curves: list[list[float]], state: dict[str, Any], path: Path, n_curve:
 
     figure, axis = plt.subplots(figsize=(6, 4))
     for n, curve in enumerate(curves):
-        axis.plot(CURVE, [100 * c for c in curve], marker="o", alpha=0.7, label=f"ordering {n}")
-    axis.axhline(100 * state["direct"], linestyle="--", color="grey", label="direct QA")
-    axis.axhline(100 * state["upper_bound"], linestyle=":", color="black", label="upper bound")
+        axis.plot(
+            (0, *CURVE), [100 * c for c in curve], marker="o", alpha=0.7, label=f"ordering {n}"
+        )
+    axis.axhline(
+        100 * state["direct"],
+        linestyle="--",
+        color="grey",
+        label=f"direct QA ({n_hidden} questions)",
+    )
+    axis.axhline(
+        100 * state["upper_bound"],
+        linestyle=":",
+        color="black",
+        label=f"upper bound ({n_hidden} questions)",
+    )
     axis.set_xlabel("% of train questions seen by the teacher")
-    axis.set_ylabel(f"accuracy on {n_curve} held-out questions (%)")
-    axis.set_title("TeachMe with SmolLM2-135M")
+    axis.set_ylabel("accuracy (%)")
+    axis.set_title(f"TeachMe with SmolLM2-135M: curves on {n_curve} held-out questions")
     axis.legend(fontsize=8)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from mindstream.cli_support import clean_errors, console
+from lm import DEFAULT_LOCAL_MODEL
+from mindstream.cli_support import (
+    MODEL_OPTION_HELP,
+    build_model,
+    clean_errors,
+    console,
+    require_scorer,
+)
 from mindstream.experiments.openbookqa import DEFAULT_DATA
 
 app = typer.Typer(
@@ -15,6 +22,10 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
+DEFAULT_MODEL = f"local:{DEFAULT_LOCAL_MODEL}"
+ModelOption = Annotated[
+    str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP + " It must give log-likelihoods.")
+]
 DataOption = Annotated[
     Path, typer.Option("--data", help="The openbookqa folder (train/dev jsonl and openbook.txt).")
 ]
@@ -92,11 +103,13 @@ def teachme(
     work: Annotated[Path, typer.Option(help="Where partial results are kept (resumable).")] = Path(
         "runs/teachme"
     ),
+    model: ModelOption = DEFAULT_MODEL,
 ) -> None:
     """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
-    from mindstream.experiments.teachme import run
+    from mindstream.experiments.teachme import Lab, run
 
-    result = run(data, split, limit, train_limit, curve_limit, orderings, seed, work)
+    lab = Lab(require_scorer(build_model(model), model))
+    result = run(data, split, limit, train_limit, curve_limit, orderings, seed, work, lab, model)
     console.print({k: result[k] for k in ("direct", "before", "after", "upper_bound")})
 
 
@@ -106,11 +119,13 @@ def teachme_scoring(
     data: DataOption = DEFAULT_DATA,
     limit: Annotated[int, typer.Option(help="How many train questions.")] = 100,
     offset: Annotated[int, typer.Option(help="Index of the first train question used.")] = 1000,
+    model: ModelOption = DEFAULT_MODEL,
 ) -> None:
     """Can the model use a fact? Answer rules for TeachMe's proofs, with a gold-fact oracle."""
     from mindstream.experiments.teachme_scoring import run
 
-    console.print(run(data, limit, offset)["accuracy"])
+    scorer = require_scorer(build_model(model), model)
+    console.print(run(data, limit, offset, scorer, model)["accuracy"])
 
 
 @app.command()

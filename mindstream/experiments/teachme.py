@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any
 
+from langchain_core.embeddings import Embeddings
 from rich.progress import Progress
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
-from lm import MemoScorer
+from lm import DEFAULT_LOCAL_MODEL, MemoScorer, Scorer
 from lm.embeddings import MiniLMEmbeddings
 from lm.local import LocalChatModel
 from memory import InMemoryStore, MemoryStream, new_memory
 from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_split
-from mindstream.experiments.report import DOCS, table, write_section
+from mindstream.experiments.report import SECTIONS, table, write_section
 
+DEFAULT_MODEL = f"local:{DEFAULT_LOCAL_MODEL}"
 CURVE = tuple(range(10, 101, 10))  # % of the train questions seen
 
 
@@ -30,10 +33,9 @@ class Lab:
     """One model and embedder; fresh memories on demand. The model is frozen, so each
     (context, answer) log-likelihood is computed once and reused across curve points."""
 
-    def __init__(self) -> None:
-        self.model = LocalChatModel()
-        self.scorer = MemoScorer(self.model)
-        self.embedder = MiniLMEmbeddings()
+    def __init__(self, scorer: Scorer | None = None, embedder: Embeddings | None = None) -> None:
+        self.scorer = MemoScorer(scorer or LocalChatModel())
+        self.embedder = embedder or MiniLMEmbeddings()
 
     def reasoner(self, facts: list[tuple[str, str]]) -> TeachableReasoner:
         stream = MemoryStream(InMemoryStore(), self.embedder)
@@ -87,11 +89,17 @@ def run(
     orderings: int = 3,
     seed: int = 0,
     work: Path = Path("runs/teachme"),
+    lab: Lab | None = None,
+    model: str = DEFAULT_MODEL,
+    out: Path = SECTIONS,
 ) -> dict[str, Any]:
+    """`lab` holds the model built from the spec `model` (the embedded one by default);
+    the section, JSON and plot go to `out`."""
     started = time.perf_counter()
     hidden = load_split(split, data, limit)
     train = load_split("train", data, train_limit)
-    state_path = work / f"state-{split}-{len(hidden)}-{len(train)}-{seed}.json"
+    tag = "" if model == DEFAULT_MODEL else re.sub(r"[^\w.-]+", "_", model) + "-"
+    state_path = work / f"{tag}state-{split}-{len(hidden)}-{len(train)}-{seed}.json"
     state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.is_file() else {}
     if state and "seconds" not in state:
         state["untimed_start"] = True  # resumed from a run killed before it recorded its time
@@ -100,7 +108,8 @@ def run(
     def save() -> None:
         state_path.write_text(json.dumps(state, indent=1))
 
-    lab = Lab()
+    state["model"] = model
+    lab = lab or Lab()
     curve_questions = hidden[:curve_limit]
     with Progress() as progress:
         if "direct" not in state:
@@ -147,7 +156,16 @@ def run(
     state["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - started, 1)
     save()
     return _report(
-        state, split, len(hidden), len(train), curve_questions, orderings, seed, limit, train_limit
+        state,
+        split,
+        len(hidden),
+        len(train),
+        curve_questions,
+        orderings,
+        seed,
+        limit,
+        train_limit,
+        out,
     )
 
 
@@ -161,17 +179,19 @@ def _report(
     seed: int,
     limit: int | None,
     train_limit: int | None,
+    out: Path,
 ) -> dict[str, Any]:
     curves = [
         [state["curve_before"], *(state[f"ordering {o}"]["curve"][str(p)] for p in CURVE)]
         for o in range(orderings)
     ]
-    png = DOCS / "results" / "teachme_curve.png"
+    png = out / "teachme_curve.png"
     _plot(curves, state, png, len(curve_questions), n_hidden)
     command = (
         f"mindstream eval teachme --split {split} --train-limit {train_limit} "
         f"--curve-limit {len(curve_questions)} --orderings {orderings} --seed {seed}"
         + (f" --limit {limit}" if limit else "")
+        + ("" if state["model"] == DEFAULT_MODEL else f" --model {state['model']}")
     )
     data_out = {
         "command": command,
@@ -207,11 +227,11 @@ def _report(
 
 The teacher went through {n_train} train questions (the paper used all 4957) and added a
 question's gold core fact to memory whenever the answer was wrong; the {n_hidden} {split}
-questions were then answered with no more teaching. Answers are scored by the frozen 135M model:
-a proof's support is the answer's mean log-likelihood with the proof's premise (a taught fact,
-found by BM25 over question + choices, r = 5) before the question. Without taught facts the
-unforced proof has no premise, so "before teaching" equals direct QA by construction. Paper
-(T5-11B Entailer, OpenBookQA test): 72.6% before, 77.0% after. Chance is 25%.
+questions were then answered with no more teaching. Answers are scored by the frozen model
+{state["model"]}: a proof's support is the answer's mean log-likelihood with the proof's
+premise (a taught fact, found by BM25 over question + choices, r = 5) before the question.
+Without taught facts the unforced proof has no premise, so "before teaching" equals direct QA
+by construction. Paper (T5-11B Entailer, OpenBookQA test): 72.6% before, 77.0% after. Chance is 25%.
 Wall time {state["seconds"]} s{untimed}.
 
 {table(["system", "accuracy"], rows)}
@@ -223,7 +243,7 @@ seen x% of the {n_train} train questions, for {orderings} orderings (`teachme_cu
 
 ![learning curve](results/teachme_curve.png)
 """
-    write_section("teachme", markdown, data_out)
+    write_section("teachme", markdown, data_out, out)
     return data_out
 
 
@@ -254,7 +274,7 @@ def _plot(
     )
     axis.set_xlabel("% of train questions seen by the teacher")
     axis.set_ylabel("accuracy (%)")
-    axis.set_title(f"TeachMe with SmolLM2-135M: curves on {n_curve} held-out questions")
+    axis.set_title(f"TeachMe with {state['model']}: curves on {n_curve} held-out questions")
     axis.legend(fontsize=8)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

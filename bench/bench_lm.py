@@ -42,22 +42,6 @@ MEMORIES = [
     "I read the news",
     "My best friend moved to another country",
 ]
-FACTS = [
-    "A magnet attracts iron and steel.",
-    "Copper is not magnetic.",
-    "Plants need sunlight to make food.",
-    "Metal conducts heat well.",
-    "The moon orbits the earth.",
-]
-QUESTIONS = [
-    (
-        "Which of these would a magnet pick up?",
-        ["a copper coin", "an iron nail", "a glass", "a leaf"],
-    ),
-    ("What do plants need to make food?", ["sand", "darkness", "sunlight", "salt water"]),
-    ("Which is the best conductor of heat?", ["wood", "plastic", "a metal spoon", "wool"]),
-    ("What goes around the earth?", ["the sun", "the moon", "mars", "a comet"]),
-]
 RESULTS = Path(__file__).parent / "results" / "lm.json"
 
 
@@ -83,7 +67,6 @@ def main() -> None:
         backend, args.max_new_tokens, args.rounds, False
     )
     figures["rating"] = _rating()
-    figures["shared_prompt_scoring"] = _shared_prompt_scoring(backend, args.rounds)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2))
     _print(figures)
@@ -186,71 +169,12 @@ def _rating() -> dict[str, float]:
     }
 
 
-def _shared_prompt_scoring(backend, rounds: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    """TeachMe's proofs: each question under 6 contexts (no fact, then each fact) against its 4
-    choices. Baseline: fixed batches of 16 padded sequences; ours: one batch per context, so
-    the context runs once. Scores must agree."""
-    import lm.backend as backend_module
-    from agents.teachme.reasoner import Premise, context_for
-
-    def fixed_chunks(sequences, positions, batch_size):  # type: ignore[no-untyped-def]
-        return [
-            range(i, min(i + batch_size, len(sequences)))
-            for i in range(0, len(sequences), batch_size)
-        ]
-
-    jobs = [
-        [
-            (context_for(q, premises), " " + c)
-            for premises in [[], *([Premise(text=f)] for f in FACTS)]
-            for c in choices
-        ]
-        for q, choices in QUESTIONS
-    ]
-
-    def run(chunking) -> tuple[float, int, list[list[list[float]]]]:  # type: ignore[no-untyped-def]
-        original, backend_module._chunks = backend_module._chunks, chunking
-        backend._prefixes.clear()
-        read, start = backend.tokens_read, time.perf_counter()
-        try:
-            scores = [backend.continuation_logprobs(job, 16) for job in jobs]
-        finally:
-            backend_module._chunks = original
-        return time.perf_counter() - start, backend.tokens_read - read, scores
-
-    fixed, shared = [], []
-    for _ in range(rounds):
-        fixed.append(run(fixed_chunks))
-        shared.append(run(backend_module._chunks))
-    (fixed_s, fixed_tokens, a), (shared_s, shared_tokens, b) = min(fixed), min(shared)
-
-    def flat(scores: list[list[list[float]]]) -> list[float]:
-        return [x for question in scores for row in question for x in row]
-
-    gap = max(abs(x - y) for x, y in zip(flat(a), flat(b), strict=True))
-    return {
-        "pairs": sum(len(job) for job in jobs),
-        "fixed_batches_s": round(fixed_s, 2),
-        "fixed_batches_tokens_read": fixed_tokens,
-        "per_context_batches_s": round(shared_s, 2),
-        "per_context_batches_tokens_read": shared_tokens,
-        "speedup": round(fixed_s / shared_s, 2),
-        "tokens_read_ratio": round(fixed_tokens / shared_tokens, 2),
-        "max_abs_score_difference": round(gap, 6),
-    }
-
-
 def _print(figures: dict) -> None:  # type: ignore[type-arg]
     table = Table("figure", "value", title="embedded model (SmolLM2-135M-Instruct)")
     for key in ("torch_threads", "load_cached_s", "load_gguf_s", "rss_after_load_mb"):
         if key in figures:
             table.add_row(key, str(figures[key]))
-    for group in (
-        "generation_fixed_length",
-        "generation_natural_stop",
-        "rating",
-        "shared_prompt_scoring",
-    ):
+    for group in ("generation_fixed_length", "generation_natural_stop", "rating"):
         for key, value in figures[group].items():
             table.add_row(f"{group}.{key}", str(value))
     Console().print(table)

@@ -11,7 +11,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import groupby
 from pathlib import Path
 
 import torch
@@ -163,9 +162,9 @@ class CausalLMBackend:
         """
         head = self.model.get_output_embeddings()
         out: list[torch.Tensor] = []
-        for span in _chunks(sequences, positions, batch_size):
-            chunk = list(sequences[span.start : span.stop])
-            chunk_positions = list(positions[span.start : span.stop])
+        for start in range(0, len(sequences), batch_size):
+            chunk = list(sequences[start : start + batch_size])
+            chunk_positions = list(positions[start : start + batch_size])
             # Every requested position must lie after the shared prefix.
             limit = min(min(p) for p in chunk_positions)
             prefix_len = self._shared_prefix_length(chunk, limit)
@@ -271,31 +270,6 @@ class CausalLMBackend:
                     dist[branch[:depth]] = row[depth]
             out.append(_normalise(_label_logprobs(label_ids, dist)))
         return out
-
-
-def _chunks(
-    sequences: Sequence[list[int]], positions: Sequence[list[int]], batch_size: int
-) -> list[range]:
-    """Batches of consecutive sequences. A run that reads the same context before its first
-    scored position (one prompt, several answers) is a batch of its own, so the context runs
-    once and only the short answers are padded; other sequences are packed batch_size at a time.
-    """
-    contexts = [tuple(s[: min(p)]) for s, p in zip(sequences, positions, strict=True)]
-    runs = [
-        range(group[0], group[-1] + 1)
-        for group in (list(g) for _, g in groupby(range(len(contexts)), key=contexts.__getitem__))
-    ]
-    chunks: list[range] = []
-    packing = False
-    for run in runs:
-        if len(run) == 1 and packing and len(chunks[-1]) < batch_size:
-            chunks[-1] = range(chunks[-1].start, run.stop)  # lone sequences packed together
-            continue
-        chunks += [
-            range(i, min(i + batch_size, run.stop)) for i in range(run.start, run.stop, batch_size)
-        ]
-        packing = len(run) == 1
-    return chunks
 
 
 def _common_prefix_length(sequences: list[list[int]]) -> int:

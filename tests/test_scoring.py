@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from lm import MemoScorer, ScoringInputError, choose
-from lm.backend import _chunks, _label_logprobs, _maximal_prefixes, _normalise
+from lm.backend import _label_logprobs, _maximal_prefixes, _normalise
 from lm.fakes import FakeScorer
 from lm.scoring import expected_value, scale_labels, yes_share
 
@@ -67,12 +67,3 @@ def test_memo_scorer_scores_each_pair_once() -> None:
     assert again[0] == first[1]
     assert inner.calls == ["loglik", "loglik", "loglik"]  # two via the memo, one direct
     assert memo.reused == 2
-
-
-def test_chunks_give_each_shared_prompt_its_own_batch() -> None:
-    prompt, other = [1, 2, 3], [1, 2, 4]
-    sequences = [[*prompt, 9], [*prompt, 8], [*prompt, 7], [*other, 9], [5, 6], [6, 5], [7, 7]]
-    positions = [[3], [3], [3], [3], [1], [1], [1]]
-    chunks = _chunks(sequences, positions, batch_size=2)
-    # The shared prompt is split at the batch size; lone sequences are packed together.
-    assert chunks == [range(0, 2), range(2, 3), range(3, 5), range(5, 7)]

@@ -8,6 +8,7 @@ Progress is saved after every checkpoint (`--work`), so a killed run resumes.
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import time
@@ -109,6 +110,7 @@ def run(
         state_path.write_text(json.dumps(state, indent=1))
 
     state["model"] = model
+    unchanged = json.dumps(state, sort_keys=True)
     lab = lab or Lab()
     curve_questions = hidden[:curve_limit]
     with Progress() as progress:
@@ -153,7 +155,8 @@ def run(
                 state["after"] = lab.accuracy(reasoner, hidden)
                 state["taught_facts"] = len(run_state["taught"])
                 save()
-    state["seconds"] = state.get("seconds", 0) + round(time.perf_counter() - started, 1)
+    if json.dumps(state, sort_keys=True) != unchanged:  # a rerun that only reports adds no time
+        state["seconds"] = round(state.get("seconds", 0) + time.perf_counter() - started, 1)
     save()
     return _report(
         state,
@@ -223,6 +226,8 @@ def _report(
         if state.get("untimed_start")
         else ""
     )
+    se_all = _standard_error(state["before"], n_hidden)
+    se_curve = _standard_error(state["before"], len(curve_questions))
     markdown = f"""## TeachMe: learning from a simulated teacher (OpenBookQA {split})
 
 The teacher went through {n_train} train questions (the paper used all 4957) and added a
@@ -236,6 +241,10 @@ Wall time {state["seconds"]} s{untimed}.
 
 {table(["system", "accuracy"], rows)}
 
+Sampling error: one standard error of an accuracy near {state["before"]:.0%} is {se_all:.1f} points
+on {n_hidden} questions and {se_curve:.1f} points on the {len(curve_questions)} curve questions;
+differences smaller than about twice that are noise.
+
 Learning curve: accuracy on the first {len(curve_questions)} {split} questions after the teacher has
 seen x% of the {n_train} train questions, for {orderings} orderings (`teachme_curve.png`).
 
@@ -245,6 +254,11 @@ seen x% of the {n_train} train questions, for {orderings} orderings (`teachme_cu
 """
     write_section("teachme", markdown, data_out, out)
     return data_out
+
+
+def _standard_error(accuracy: float, questions: int) -> float:
+    """Binomial standard error, in percentage points."""
+    return 100 * math.sqrt(accuracy * (1 - accuracy) / max(questions, 1))
 
 
 def _plot(
@@ -274,7 +288,10 @@ def _plot(
     )
     axis.set_xlabel("% of train questions seen by the teacher")
     axis.set_ylabel("accuracy (%)")
-    axis.set_title(f"TeachMe with {state['model']}: curves on {n_curve} held-out questions")
+    axis.set_title(
+        f"TeachMe with {state['model']}\nlearning curves on {n_curve} held-out questions",
+        fontsize=10,
+    )
     axis.legend(fontsize=8)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

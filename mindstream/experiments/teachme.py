@@ -158,30 +158,23 @@ def run(
     if json.dumps(state, sort_keys=True) != unchanged:  # a rerun that only reports adds no time
         state["seconds"] = round(state.get("seconds", 0) + time.perf_counter() - started, 1)
     save()
-    return _report(
-        state,
-        split,
-        len(hidden),
-        len(train),
-        curve_questions,
-        orderings,
-        seed,
-        limit,
-        train_limit,
-        out,
+    command = (
+        f"mindstream eval teachme --split {split} --train-limit {train_limit} "
+        f"--curve-limit {curve_limit} --orderings {orderings} --seed {seed}"
+        + (f" --limit {limit}" if limit else "")
+        + ("" if model == DEFAULT_MODEL else f" --model {model}")
     )
+    return _report(state, command, split, len(hidden), len(train), curve_questions, orderings, out)
 
 
 def _report(
     state: dict[str, Any],
+    command: str,
     split: str,
     n_hidden: int,
     n_train: int,
     curve_questions: list[Question],
     orderings: int,
-    seed: int,
-    limit: int | None,
-    train_limit: int | None,
     out: Path,
 ) -> dict[str, Any]:
     curves = [
@@ -190,12 +183,6 @@ def _report(
     ]
     png = out / "teachme_curve.png"
     _plot(curves, state, png, len(curve_questions), n_hidden)
-    command = (
-        f"mindstream eval teachme --split {split} --train-limit {train_limit} "
-        f"--curve-limit {len(curve_questions)} --orderings {orderings} --seed {seed}"
-        + (f" --limit {limit}" if limit else "")
-        + ("" if state["model"] == DEFAULT_MODEL else f" --model {state['model']}")
-    )
     data_out = {
         "command": command,
         **{k: v for k, v in state.items() if not k.startswith("ordering")},

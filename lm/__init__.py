@@ -4,7 +4,7 @@ Importing `lm` does not import torch; the transformers backends load on first us
 """
 
 from lm.accounting import CallLedger, ComponentUsage
-from lm.config import DEFAULT_LOCAL_MODEL, LocalModelConfig
+from lm.config import DEFAULT_LOCAL_MODEL, DEFAULT_MODEL_SPEC, LocalModelConfig
 from lm.errors import (
     LMError,
     MissingExtraError,
@@ -31,6 +31,7 @@ from lm.truth import belief
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
+    "DEFAULT_MODEL_SPEC",
     "CallLedger",
     "Choice",
     "ComponentUsage",

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_LOCAL_MODEL = "smollm2-135m"
+DEFAULT_MODEL_SPEC = f"local:{DEFAULT_LOCAL_MODEL}"  # what every command uses by default
 
 
 def _default_cache_dir() -> Path:

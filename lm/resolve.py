@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from lm.accounting import CallLedger
-from lm.config import DEFAULT_LOCAL_MODEL, LocalModelConfig
+from lm.config import DEFAULT_LOCAL_MODEL, DEFAULT_MODEL_SPEC, LocalModelConfig
 from lm.errors import MissingExtraError, UnknownModelSpecError
 
 SPEC_HELP = (
@@ -19,7 +19,7 @@ SPEC_HELP = (
 
 
 def resolve_model(
-    spec: str = f"local:{DEFAULT_LOCAL_MODEL}",
+    spec: str = DEFAULT_MODEL_SPEC,
     *,
     settings: LocalModelConfig | None = None,
     ledger: CallLedger | None = None,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from lm import DEFAULT_LOCAL_MODEL
+from lm import DEFAULT_MODEL_SPEC
 from mindstream.cli_support import (
     MODEL_OPTION_HELP,
     build_model,
@@ -22,7 +22,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-DEFAULT_MODEL = f"local:{DEFAULT_LOCAL_MODEL}"
 ModelOption = Annotated[
     str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP + " It must give log-likelihoods.")
 ]
@@ -103,7 +102,7 @@ def teachme(
     work: Annotated[Path, typer.Option(help="Where partial results are kept (resumable).")] = Path(
         "runs/teachme"
     ),
-    model: ModelOption = DEFAULT_MODEL,
+    model: ModelOption = DEFAULT_MODEL_SPEC,
 ) -> None:
     """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
     from mindstream.experiments.teachme import Lab, run
@@ -119,7 +118,7 @@ def teachme_scoring(
     data: DataOption = DEFAULT_DATA,
     limit: Annotated[int, typer.Option(help="How many train questions.")] = 100,
     offset: Annotated[int, typer.Option(help="Index of the first train question used.")] = 1000,
-    model: ModelOption = DEFAULT_MODEL,
+    model: ModelOption = DEFAULT_MODEL_SPEC,
 ) -> None:
     """Can the model use a fact? Answer rules for TeachMe's proofs, with a gold-fact oracle."""
     from mindstream.experiments.teachme_scoring import run

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from lm import rate_importance
+from lm import DEFAULT_MODEL_SPEC, rate_importance
 from lm.embeddings import MiniLMEmbeddings
 from mindstream.cli_support import (
     MODEL_OPTION_HELP,
@@ -22,14 +22,13 @@ app = typer.Typer(
 )
 
 ModelSpec = Annotated[str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)]
-DEFAULT_SPEC = "local:smollm2-135m"
 
 
 @app.command()
 @clean_errors
 def chat(
     text: Annotated[str, typer.Argument(help="What to say to the model.")],
-    model: ModelSpec = DEFAULT_SPEC,
+    model: ModelSpec = DEFAULT_MODEL_SPEC,
     max_new_tokens: Annotated[int, typer.Option(help="Longest reply, in tokens.")] = 128,
     temperature: Annotated[float, typer.Option(help="0 is greedy; above 0 samples.")] = 0.0,
 ) -> None:
@@ -44,7 +43,7 @@ def chat(
 @clean_errors
 def rate(
     memories: Annotated[list[str], typer.Argument(help="One or more memories to rate.")],
-    model: ModelSpec = DEFAULT_SPEC,
+    model: ModelSpec = DEFAULT_MODEL_SPEC,
 ) -> None:
     """Print the importance (1-10) of each MEMORY: Generative Agents' poignancy prompt, few-shot,
     scored as the expected value over the model's probabilities of the ratings 1..10."""

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from lm import DEFAULT_MODEL_SPEC
 from mindstream.cli_support import MODEL_OPTION_HELP, build_model, clean_errors, console
 
 
@@ -18,7 +19,7 @@ def reflect(
     owner: Annotated[str, typer.Option("--owner", "-o", help="Whose memories to reflect on.")],
     model: Annotated[
         str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)
-    ] = "local:smollm2-135m",
+    ] = DEFAULT_MODEL_SPEC,
     force: Annotated[
         bool, typer.Option(help="Reflect even if the importance trigger has not fired.")
     ] = False,
@@ -94,7 +95,7 @@ def refine(
     iterations: Annotated[int, typer.Option(help="Refinements after the first answer.")] = 3,
     model: Annotated[
         str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)
-    ] = "local:smollm2-135m",
+    ] = DEFAULT_MODEL_SPEC,
 ) -> None:
     """Self-Refine TASK: print every answer and the feedback the same model gave it."""
     from reflection.self_refine import SelfRefine, SelfRefineConfig

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from lm import DEFAULT_MODEL_SPEC
 from mindstream.cli_support import MODEL_OPTION_HELP, build_model, clean_errors, console
 
 app = typer.Typer(
@@ -43,7 +44,7 @@ def run(
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out from its checkpoint.")
     ] = False,
-    model: ModelOption = "local:smollm2-135m",
+    model: ModelOption = DEFAULT_MODEL_SPEC,
     batched: Annotated[bool, typer.Option(help="Batch all agents' model calls of a step.")] = True,
     event: Annotated[
         list[str] | None, typer.Option(help="Inject at the start: 'area: room: object = state'.")
@@ -114,7 +115,7 @@ def interview_command(
     run_folder: Annotated[Path, typer.Argument(help="A run folder written by `sim run`.")],
     agent: Annotated[str, typer.Argument(help="The agent's full name.")],
     question: Annotated[str, typer.Argument(help="What to ask, in plain words.")],
-    model: ModelOption = "local:smollm2-135m",
+    model: ModelOption = DEFAULT_MODEL_SPEC,
 ) -> None:
     """Ask AGENT of a run a QUESTION; it answers in character from its memories."""
     from agents.generative import interview

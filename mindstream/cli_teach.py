@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from agents.teachme import Answer, TeachableReasoner, TeachMeConfig, TeachMeSession, split_choices
+from lm import DEFAULT_MODEL_SPEC
 from memory.records import RelevanceMode
 from mindstream.cli_support import (
     MODEL_OPTION_HELP,
@@ -76,7 +77,7 @@ def ask(
     question: Annotated[str, typer.Argument(help="QUESTION (A) choice (B) choice ...")],
     store: StoreOption = Path("runs/teachme-memory"),
     user: UserOption = "user",
-    model: ModelOption = "local:smollm2-135m",
+    model: ModelOption = DEFAULT_MODEL_SPEC,
     retrieval: RetrievalOption = "bm25",
     direct: Annotated[
         bool, typer.Option(help="Answer by likelihood alone, without a proof.")
@@ -95,7 +96,7 @@ def ask(
 def teach(
     store: StoreOption = Path("runs/teachme-memory"),
     user: UserOption = "user",
-    model: ModelOption = "local:smollm2-135m",
+    model: ModelOption = DEFAULT_MODEL_SPEC,
     retrieval: RetrievalOption = "bm25",
     write_premises: Annotated[
         bool, typer.Option(help="Let the model write a premise per proof.")

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from lm import DEFAULT_MODEL_SPEC
+
 log = logging.getLogger(__name__)
 
 DEFAULT_JOB = "reflection.schedule:run_reflection_job"
@@ -24,7 +26,7 @@ class ReflectionSchedule(BaseModel):
 
     owner: str = Field(min_length=1)
     store: str = Field(min_length=1, description="folder of the chromadb store")
-    model: str = "local:smollm2-135m"
+    model: str = DEFAULT_MODEL_SPEC
     every_minutes: float | None = Field(None, gt=0)
     cron: str | None = Field(None, description="crontab line, e.g. '0 */2 * * *'")
     job: str = DEFAULT_JOB

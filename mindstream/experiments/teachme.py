@@ -19,14 +19,13 @@ from langchain_core.embeddings import Embeddings
 from rich.progress import Progress
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
-from lm import DEFAULT_LOCAL_MODEL, MemoScorer, Scorer
+from lm import DEFAULT_MODEL_SPEC, MemoScorer, Scorer
 from lm.embeddings import MiniLMEmbeddings
 from lm.local import LocalChatModel
 from memory import InMemoryStore, MemoryStream, new_memory
 from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_split
 from mindstream.experiments.report import SECTIONS, table, write_section
 
-DEFAULT_MODEL = f"local:{DEFAULT_LOCAL_MODEL}"
 CURVE = tuple(range(10, 101, 10))  # % of the train questions seen
 
 
@@ -91,7 +90,7 @@ def run(
     seed: int = 0,
     work: Path = Path("runs/teachme"),
     lab: Lab | None = None,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_MODEL_SPEC,
     out: Path = SECTIONS,
 ) -> dict[str, Any]:
     """`lab` holds the model built from the spec `model` (the embedded one by default);
@@ -99,7 +98,7 @@ def run(
     started = time.perf_counter()
     hidden = load_split(split, data, limit)
     train = load_split("train", data, train_limit)
-    tag = "" if model == DEFAULT_MODEL else re.sub(r"[^\w.-]+", "_", model) + "-"
+    tag = "" if model == DEFAULT_MODEL_SPEC else re.sub(r"[^\w.-]+", "_", model) + "-"
     state_path = work / f"{tag}state-{split}-{len(hidden)}-{len(train)}-{seed}.json"
     state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.is_file() else {}
     if state and "seconds" not in state:
@@ -162,7 +161,7 @@ def run(
         f"mindstream eval teachme --split {split} --train-limit {train_limit} "
         f"--curve-limit {curve_limit} --orderings {orderings} --seed {seed}"
         + (f" --limit {limit}" if limit else "")
-        + ("" if model == DEFAULT_MODEL else f" --model {model}")
+        + ("" if model == DEFAULT_MODEL_SPEC else f" --model {model}")
     )
     return _report(state, command, split, len(hidden), len(train), curve_questions, orderings, out)
 

@@ -15,10 +15,10 @@ import numpy as np
 from rich.progress import track
 
 from agents.teachme.reasoner import Premise, context_for
-from lm import Scorer
+from lm import DEFAULT_MODEL_SPEC, Scorer
 from mindstream.experiments.openbookqa import DEFAULT_DATA, load_split
 from mindstream.experiments.report import table, write_section
-from mindstream.experiments.teachme import DEFAULT_MODEL, Lab
+from mindstream.experiments.teachme import Lab
 
 RULES = {
     "direct (no premise)": "the likeliest choice after the question alone",
@@ -35,7 +35,7 @@ def run(
     limit: int = 100,
     offset: int = 1000,
     scorer: Scorer | None = None,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_MODEL_SPEC,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     train = load_split("train", data)
@@ -67,7 +67,7 @@ def run(
     accuracy = {rule: right[rule] / len(questions) for rule in RULES}
     data_out = {
         "command": f"mindstream eval teachme-scoring --limit {limit} --offset {offset}"
-        + ("" if model == DEFAULT_MODEL else f" --model {model}"),
+        + ("" if model == DEFAULT_MODEL_SPEC else f" --model {model}"),
         "model": model,
         "questions": len(questions),
         "accuracy": accuracy,

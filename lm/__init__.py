@@ -4,20 +4,32 @@ Importing `lm` does not import torch; the transformers backends load on first us
 """
 
 from lm.accounting import CallLedger, ComponentUsage
-from lm.config import DEFAULT_LOCAL_MODEL, DEFAULT_MODEL_SPEC, LocalModelConfig
+from lm.config import (
+    DEFAULT_LOCAL_MODEL,
+    DEFAULT_MODEL_SPEC,
+    LocalModelConfig,
+    ModelConfig,
+    ServedConfig,
+)
 from lm.errors import (
+    DecisionParseError,
     LMError,
     MissingExtraError,
     ModelPackageMissingError,
     RealModelForbiddenError,
     ScoringInputError,
+    ServedModelError,
+    ServerBusyError,
+    ServerRejectedError,
+    ServerUnreachableError,
     StructuredOutputError,
     UnknownModelSpecError,
 )
 from lm.importance import rate_importance
-from lm.resolve import resolve_model
+from lm.resolve import resolve_model, resolve_scorer
 from lm.scoring import (
     Choice,
+    LikelihoodScorer,
     LogLikelihood,
     MemoScorer,
     Scorer,
@@ -35,16 +47,24 @@ __all__ = [
     "CallLedger",
     "Choice",
     "ComponentUsage",
+    "DecisionParseError",
     "LMError",
+    "LikelihoodScorer",
     "LocalModelConfig",
     "LogLikelihood",
     "MemoScorer",
     "MissingExtraError",
+    "ModelConfig",
     "ModelPackageMissingError",
     "ParseError",
     "RealModelForbiddenError",
     "Scorer",
     "ScoringInputError",
+    "ServedConfig",
+    "ServedModelError",
+    "ServerBusyError",
+    "ServerRejectedError",
+    "ServerUnreachableError",
     "StructuredOutputError",
     "UnknownModelSpecError",
     "belief",
@@ -57,4 +77,5 @@ __all__ = [
     "rate",
     "rate_importance",
     "resolve_model",
+    "resolve_scorer",
 ]

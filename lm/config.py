@@ -1,14 +1,19 @@
-"""Configuration of the local model, as a frozen pydantic model read from the environment."""
+"""Configuration of the model layer: frozen pydantic models, built once by the composition root."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_LOCAL_MODEL = "smollm2-135m"
 DEFAULT_MODEL_SPEC = f"local:{DEFAULT_LOCAL_MODEL}"  # what every command uses by default
+OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1"
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+ScorerPath = Literal["auto", "local", "systemone", "logprobs", "generate"]
 
 
 def _default_cache_dir() -> Path:
@@ -27,7 +32,7 @@ class LocalModelConfig(BaseModel):
     process is busy on a 2-core machine).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_new_tokens: int = Field(128, ge=1, le=4096)
     temperature: float = Field(0.0, ge=0.0, le=5.0)
@@ -37,3 +42,53 @@ class LocalModelConfig(BaseModel):
     scoring_batch_size: int = Field(16, ge=1)
     threads: int | None = Field(default_factory=_default_threads)
     cache_dir: Path = Field(default_factory=_default_cache_dir)
+
+
+class ServedConfig(BaseModel):
+    """How a model server is reached (any OpenAI-compatible endpoint).
+
+    The API key is read from the environment variable `api_key_env` when needed and is never
+    stored in the configuration or printed.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base_url: str | None = Field(
+        None, description="e.g. http://127.0.0.1:8000/v1; default: OPENAI_BASE_URL or the scheme's"
+    )
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = Field(60.0, gt=0, description="seconds per request")
+    retries: int = Field(
+        3, ge=0, description="retries with backoff on 429/5xx and lost connections"
+    )
+    max_concurrency: int = Field(8, ge=1, description="requests in flight at once")
+    max_tokens: int = Field(256, ge=1, description="default reply length")
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    parse_attempts: int = Field(4, ge=1, description="chat-only decisions: asks before giving up")
+
+
+class ModelConfig(BaseModel):
+    """Which model, and how to score with it (`scorer`: auto probes the endpoint once)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    spec: str = DEFAULT_MODEL_SPEC
+    scorer: ScorerPath = "auto"
+    local: LocalModelConfig = Field(default_factory=LocalModelConfig)
+    served: ServedConfig = Field(default_factory=ServedConfig)
+
+    @property
+    def scheme(self) -> str:
+        return self.spec.partition(":")[0]
+
+    @property
+    def is_served(self) -> bool:
+        return self.scheme in ("openai", "ollama")
+
+    def base_url(self) -> str:
+        """The server's URL: configured, else OPENAI_BASE_URL, else the scheme's default."""
+        if self.served.base_url:
+            return self.served.base_url.rstrip("/")
+        if self.scheme == "ollama":
+            return OLLAMA_BASE_URL
+        return os.environ.get("OPENAI_BASE_URL", OPENAI_BASE_URL).rstrip("/")

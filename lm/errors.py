@@ -42,3 +42,34 @@ class StructuredOutputError(LMError):
 
 class ScoringInputError(LMError, ValueError):
     """Bad input to a scorer: empty continuation, empty label set, inverted scale."""
+
+
+class ServedModelError(LMError):
+    """A model server could not answer; the message names the server and what to do."""
+
+
+class ServerUnreachableError(ServedModelError):
+    """No connection to the server (refused, timed out, wrong URL)."""
+
+
+class ServerRejectedError(ServedModelError):
+    """The server answered with a client error: unknown model, bad request, bad API key."""
+
+
+class ServerBusyError(ServedModelError):
+    """The server kept answering 429 or 5xx after every retry with backoff."""
+
+
+class DecisionParseError(ServedModelError):
+    """A chat-only server's replies never named a label, number or yes/no we could read.
+
+    Carries every raw reply; no value is invented.
+    """
+
+    def __init__(self, what: str, raw_texts: list[str]) -> None:
+        self.raw_texts = raw_texts
+        tail = raw_texts[-1][:120] if raw_texts else ""
+        super().__init__(
+            f"could not read {what} from the model's reply after {len(raw_texts)} attempt(s); "
+            f"last reply: {tail!r}"
+        )

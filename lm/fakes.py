@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-from lm.scoring import LogLikelihood, scale_labels
+from lm.scoring import LogLikelihood, mean_loglik_choices, scale_labels
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -77,6 +77,9 @@ class FakeScorer:
         self._rating = rating
         self._yes = yes
         self.calls: list[str] = []
+
+    def choose_batch(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[list[float]]:
+        return mean_loglik_choices(self, requests)
 
     def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
         return self.loglik_batch([(prompt, c) for c in continuations])

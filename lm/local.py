@@ -27,6 +27,7 @@ from lm.scoring import (
     YES_LABELS,
     LogLikelihood,
     expected_value,
+    mean_loglik_choices,
     scale_labels,
     yes_share,
 )
@@ -68,10 +69,12 @@ class LocalChatModel(BaseChatModel):
         )
         return load_causal_lm(folder, self.settings.threads)
 
-    def for_component(self, component: str) -> LocalChatModel:
-        """A view of the same model whose calls are accounted under `component`."""
+    def for_component(self, component: str, ledger: CallLedger | None = None) -> LocalChatModel:
+        """A view of the same model whose calls are accounted under `component` (in `ledger`,
+        if given)."""
         metadata = {**(self.metadata or {}), "component": component}
-        return self.model_copy(update={"component": component, "metadata": metadata})
+        update = {"component": component, "metadata": metadata, "ledger": ledger or self.ledger}
+        return self.model_copy(update=update)
 
     def chat_prompt(self, messages: Sequence[BaseMessage] | str) -> str:
         """The raw prompt the chat template makes, ending where the assistant speaks."""
@@ -133,6 +136,9 @@ class LocalChatModel(BaseChatModel):
         return messages
 
     def _complete(self, prompts: list[str], **overrides: Any) -> list[Completion]:
+        # `max_tokens` is the name every backend understands; `max_new_tokens` is transformers'.
+        if "max_tokens" in overrides:
+            overrides["max_new_tokens"] = overrides.pop("max_tokens")
         settings = self.settings.model_copy(
             update={k: v for k, v in overrides.items() if k in LocalModelConfig.model_fields}
         )
@@ -146,6 +152,9 @@ class LocalChatModel(BaseChatModel):
         )
 
     # ---- Scorer ----------------------------------------------------------------------
+    def choose_batch(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[list[float]]:
+        return mean_loglik_choices(self, requests)
+
     def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
         return self.loglik_batch([(prompt, c) for c in continuations])
 

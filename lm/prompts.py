@@ -35,3 +35,28 @@ TRUTH_QUESTION = PromptTemplate.from_template(
     "Question: Is it true that stones are alive?\nAnswer: No\n\n"
     "Question: Is it true that {statement}?\nAnswer: "
 )
+
+# A served model does not continue a final assistant message; it is asked to begin with it.
+PREFILL_INSTRUCTION = PromptTemplate.from_template(
+    "{request}\n\nBegin your reply with exactly these words, then continue: {prefill}"
+)
+
+# Closed-set questions for servers without a typed-decision endpoint: the model answers with a
+# label, read from the first token's log-probabilities where the server gives them, else parsed.
+# The wording follows `transformers serve`'s /v1/systemone default prompt. The instruction
+# comes first and last: the 135M model, asked only at the end, rambled instead of answering in
+# 1 of 20 poignancy prompts (in 0 of 20 with the instruction at both ends).
+DECISION_CHOICE = PromptTemplate.from_template(
+    "{instruction}\n\n{prompt}\n\n{options}\n{instruction}"
+)
+CHOICE_INSTRUCTION = PromptTemplate.from_template(
+    "Answer with the letter of the option that fits best ({first} to {last}) only."
+)
+DECISION_SCORE = PromptTemplate.from_template("{instruction}\n\n{prompt}\n\n{instruction}")
+SCORE_INSTRUCTION = PromptTemplate.from_template(
+    "Answer with one whole number from {low} to {high} only."
+)
+YES_NO_INSTRUCTION = "Answer Yes or No only."
+DECISION_RETRY = PromptTemplate.from_template(
+    "That reply could not be used: {error}. {instruction}"
+)

@@ -1,20 +1,21 @@
-"""Build a chat model from a one-line spec, so every command and config names models alike."""
+"""Build a chat model and its scorer from a one-line spec, so every command names models alike."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from lm.accounting import CallLedger
-from lm.config import DEFAULT_LOCAL_MODEL, DEFAULT_MODEL_SPEC, LocalModelConfig
-from lm.errors import MissingExtraError, UnknownModelSpecError
+from lm.config import DEFAULT_LOCAL_MODEL, DEFAULT_MODEL_SPEC, LocalModelConfig, ModelConfig
+from lm.errors import UnknownModelSpecError
+from lm.scoring import Scorer
 
 SPEC_HELP = (
     "local:smollm2-135m (embedded default), hf:<local transformers folder>, "
-    "openai:<model> (extra 'openai'), ollama:<model> (extra 'ollama')"
+    "openai:<model> (any OpenAI-compatible server, with --base-url), "
+    "ollama:<model> (Ollama's OpenAI-compatible /v1)"
 )
 
 
@@ -23,26 +24,56 @@ def resolve_model(
     *,
     settings: LocalModelConfig | None = None,
     ledger: CallLedger | None = None,
-    **kwargs: Any,
+    config: ModelConfig | None = None,
 ) -> BaseChatModel:
-    """`local:smollm2-135m` | `hf:<folder>` | `openai:<model>` | `ollama:<model>`."""
+    """`local:smollm2-135m` | `hf:<folder>` | `openai:<model>` | `ollama:<model>`.
+
+    `config` carries the server's URL and limits for served specs (its `spec` is ignored).
+    """
     scheme, _, name = spec.partition(":")
     if not name:
         raise UnknownModelSpecError(
             f"model spec {spec!r} has no name; expected one of: {SPEC_HELP}"
         )
+    model_config = (config or ModelConfig()).model_copy(update={"spec": spec})
     callbacks = [ledger.callback()] if ledger is not None else None
     if scheme in ("local", "hf"):
-        return _local(scheme, name, settings or LocalModelConfig(), ledger, callbacks)
-    if scheme == "openai":
-        chat_openai = _optional("langchain_openai", "ChatOpenAI", "openai")
-        return chat_openai(model=name, callbacks=callbacks, **kwargs)
-    if scheme == "ollama":
-        chat_ollama = _optional("langchain_ollama", "ChatOllama", "ollama")
-        return chat_ollama(model=name, callbacks=callbacks, **kwargs)
+        local = settings or model_config.local
+        return _local(scheme, name, local, ledger, callbacks)
+    if scheme in ("openai", "ollama"):
+        from lm.served import ServedChatModel
+
+        return ServedChatModel(endpoint=endpoint_of(model_config), callbacks=callbacks)
     raise UnknownModelSpecError(
         f"unknown model scheme {scheme!r} in {spec!r}; expected {SPEC_HELP}"
     )
+
+
+def endpoint_of(config: ModelConfig) -> Any:
+    """The server endpoint a served spec names."""
+    from lm.served import Endpoint
+
+    return Endpoint(
+        url=config.base_url(), model=config.spec.partition(":")[2], config=config.served
+    )
+
+
+def resolve_scorer(
+    model: BaseChatModel, config: ModelConfig, ledger: CallLedger | None = None
+) -> Scorer:
+    """The scorer of a model: the local model scores itself; a served one is probed once
+    (or asked through the path `config.scorer` names)."""
+    if not config.is_served:
+        if config.scorer not in ("auto", "local"):
+            raise UnknownModelSpecError(
+                f"scorer {config.scorer!r} needs a served model; {config.spec} scores locally"
+            )
+        if not isinstance(model, Scorer):
+            raise UnknownModelSpecError(f"{config.spec} cannot score")
+        return model
+    from lm.served_scorer import served_scorer
+
+    return served_scorer(endpoint_of(config), config.scorer, ledger)
 
 
 def _local(
@@ -61,12 +92,3 @@ def _local(
     if scheme == "hf" and not (Path(name) / "config.json").is_file():
         raise UnknownModelSpecError(f"hf:{name}: no transformers model folder (config.json) there")
     return LocalChatModel(source=name, settings=settings, ledger=ledger, callbacks=callbacks)
-
-
-def _optional(module: str, attribute: str, extra: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), attribute)
-    except ImportError as error:
-        raise MissingExtraError(
-            f"this model needs the '{extra}' extra: pip install 'mindstream[{extra}]'"
-        ) from error

@@ -2,7 +2,7 @@
 
 Every closed-set decision in the framework (a rating, a yes/no, one of several options) goes
 through these methods, so a backend with log-probabilities ranks candidates exactly and a
-served model without them can fall back to generation behind the same protocol.
+served model answers the same questions through whatever its endpoint offers (`lm.served`).
 """
 
 from __future__ import annotations
@@ -30,12 +30,15 @@ class LogLikelihood(BaseModel):
 
 @runtime_checkable
 class Scorer(Protocol):
-    def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
-        """Log-likelihood of each continuation after the prompt, scored as one batch."""
-        ...
+    """Closed-set decisions: every backend has one (local likelihoods, a server's typed
+    decisions, first-token log-probabilities, or parsed replies)."""
 
-    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
-        """Log-likelihood of each (prompt, continuation) pair, all in one batch."""
+    def choose_batch(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[list[float]]:
+        """A score per option of each (prompt, options) request; higher is better.
+
+        Scores of one scorer compare across requests (a local model gives the options' mean
+        token log-likelihoods, a server the log-probability of picking each option).
+        """
         ...
 
     def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
@@ -45,6 +48,29 @@ class Scorer(Protocol):
     def p_yes_batch(self, prompts: Sequence[str]) -> list[float]:
         """P(yes) / (P(yes) + P(no)) for each prompt."""
         ...
+
+
+@runtime_checkable
+class LikelihoodScorer(Scorer, Protocol):
+    """A scorer that also gives exact continuation log-likelihoods (a model run in-process)."""
+
+    def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
+        """Log-likelihood of each continuation after the prompt, scored as one batch."""
+        ...
+
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        """Log-likelihood of each (prompt, continuation) pair, all in one batch."""
+        ...
+
+
+def mean_loglik_choices(
+    scorer: LikelihoodScorer, requests: Sequence[tuple[str, Sequence[str]]]
+) -> list[list[float]]:
+    """`choose_batch` of a likelihood scorer: each option's mean token log-likelihood, so long
+    options are not penalised for their length."""
+    pairs = [(prompt, option) for prompt, options in requests for option in options]
+    scored = iter(scorer.loglik_batch(pairs) if pairs else [])
+    return [[next(scored).mean for _ in options] for _, options in requests]
 
 
 def rate(scorer: Scorer, prompt: str, low: int = 1, high: int = 10) -> float:
@@ -83,11 +109,8 @@ class Choice(BaseModel):
 
 
 def choose(scorer: Scorer, prompt: str, options: Sequence[str]) -> Choice:
-    """Pick the option with the highest mean token log-likelihood after the prompt.
-
-    The one helper every closed-set decision goes through; the mean (not the total) keeps
-    long options from being penalised for their length.
-    """
+    """Pick the option the scorer rates best after the prompt: the one helper every
+    closed-set decision goes through."""
     if not options:
         raise ScoringInputError("choose() needs at least one option")
     return choose_many(scorer, [(prompt, options)])[0]
@@ -98,37 +121,42 @@ def choose_many(
 ) -> list[Choice]:
     """`choose` for many (prompt, options) requests in one scoring batch.
 
-    With `baseline` (a neutral prompt), an option scores log P(option | prompt) minus
-    log P(option | baseline): the options' own prior (a long or frequent name) cancels out,
-    which a small model otherwise lets decide (domain-conditional PMI, Holtzman et al. 2021).
+    With `baseline` (a neutral prompt) and a likelihood scorer, an option scores
+    log P(option | prompt) minus log P(option | baseline): the options' own prior (a long or
+    frequent name) cancels out, which a small model otherwise lets decide (domain-conditional
+    PMI, Holtzman et al. 2021). A served scorer picks among labelled options instead, where the
+    prior does not arise, so it ignores `baseline`.
     """
     if any(not options for _, options in requests):
         raise ScoringInputError("choose_many() needs at least one option per request")
-    pairs = [(prompt, option) for prompt, options in requests for option in options]
-    distinct = list(dict.fromkeys(o for _, options in requests for o in options))
-    if baseline is not None:
-        pairs += [(baseline, option) for option in distinct]
-    scored = scorer.loglik_batch(pairs) if pairs else []
-    prior = (
-        {o: ll.total for o, ll in zip(distinct, scored[len(scored) - len(distinct) :], strict=True)}
-        if baseline is not None
-        else {}
-    )
-    choices, at = [], 0
-    for _, options in requests:
-        rows = scored[at : at + len(options)]
-        at += len(options)
-        scores = [
-            ll.total - prior[o] if baseline is not None else ll.mean
-            for o, ll in zip(options, rows, strict=True)
-        ]
+    if baseline is not None and isinstance(scorer, LikelihoodScorer):
+        rows = _pmi_scores(scorer, requests, baseline)
+    else:
+        rows = scorer.choose_batch(requests) if requests else []
+    choices = []
+    for (_, options), scores in zip(requests, rows, strict=True):
         best = max(range(len(options)), key=scores.__getitem__)
-        choices.append(Choice(index=best, option=options[best], scores=scores))
+        choices.append(Choice(index=best, option=options[best], scores=list(scores)))
     return choices
 
 
+def _pmi_scores(
+    scorer: LikelihoodScorer, requests: Sequence[tuple[str, Sequence[str]]], baseline: str
+) -> list[list[float]]:
+    pairs = [(prompt, option) for prompt, options in requests for option in options]
+    distinct = list(dict.fromkeys(o for _, options in requests for o in options))
+    scored = scorer.loglik_batch(pairs + [(baseline, option) for option in distinct])
+    prior = {o: ll.total for o, ll in zip(distinct, scored[len(pairs) :], strict=True)}
+    rows, at = [], 0
+    for _, options in requests:
+        chunk = scored[at : at + len(options)]
+        rows.append([ll.total - prior[o] for o, ll in zip(options, chunk, strict=True)])
+        at += len(options)
+    return rows
+
+
 class MemoScorer:
-    """A `Scorer` that remembers the log-likelihoods it computed.
+    """A `Scorer` that remembers the option scores it computed.
 
     Scoring is deterministic, so an experiment that asks the same questions again as a memory
     grows (a learning curve) pays only for the contexts that changed. Ratings and yes/no pass
@@ -137,18 +165,16 @@ class MemoScorer:
 
     def __init__(self, scorer: Scorer) -> None:
         self.scorer = scorer
-        self.remembered: dict[tuple[str, str], LogLikelihood] = {}
+        self.remembered: dict[tuple[str, tuple[str, ...]], list[float]] = {}
         self.reused = 0
 
-    def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
-        return self.loglik_batch([(prompt, c) for c in continuations])
-
-    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
-        missing = list(dict.fromkeys(p for p in pairs if p not in self.remembered))
+    def choose_batch(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[list[float]]:
+        keys = [(prompt, tuple(options)) for prompt, options in requests]
+        missing = list(dict.fromkeys(k for k in keys if k not in self.remembered))
         if missing:
-            self.remembered.update(zip(missing, self.scorer.loglik_batch(missing), strict=True))
-        self.reused += len(pairs) - len(missing)
-        return [self.remembered[p] for p in pairs]
+            self.remembered.update(zip(missing, self.scorer.choose_batch(missing), strict=True))
+        self.reused += len(keys) - len(missing)
+        return [list(self.remembered[k]) for k in keys]
 
     def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
         return self.scorer.rate_batch(prompts, low, high)

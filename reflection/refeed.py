@@ -47,6 +47,7 @@ class ReFeedConfig(BaseModel):
 
     samples: int = Field(4, ge=1, description="diverse answers sampled per question")
     temperature: float = Field(0.8, gt=0.0)
+    max_tokens: int = Field(24, ge=1, description="length of each answer")
     per_query: int = Field(10, ge=1, description="documents retrieved per question + answer")
     keep: int = Field(5, ge=1, description="documents kept after fusion")
 
@@ -93,7 +94,7 @@ class ReFeed:
         results = []
         for q, a, s, d, r in zip(questions, initial, samples, documents, refined, strict=True):
             context = REFEED_SCORE_CONTEXT.format(documents=_listed(d), question=q)
-            first, second = self.scorer.loglik(context, [" " + a, " " + r])
+            first, second = self.scorer.choose_batch([(context, [" " + a, " " + r])])[0]
             results.append(
                 ReFeedResult(
                     question=q,
@@ -101,8 +102,8 @@ class ReFeed:
                     samples=s,
                     documents=d,
                     refined=r,
-                    initial_score=first.mean,
-                    refined_score=second.mean,
+                    initial_score=first,
+                    refined_score=second,
                 )
             )
         return results
@@ -127,7 +128,13 @@ class ReFeed:
 
     def _ask(self, prompts: list[str], component: str, *, sample: bool) -> list[str]:
         options = {"temperature": self.config.temperature} if sample else {}
-        return complete_batch(self.model, prompts, f"refeed:{component}", **options)
+        return complete_batch(
+            self.model,
+            prompts,
+            f"refeed:{component}",
+            max_tokens=self.config.max_tokens,
+            **options,
+        )
 
 
 def _listed(documents: Sequence[str]) -> str:

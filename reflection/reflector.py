@@ -39,6 +39,7 @@ class ReflectionConfig(BaseModel):
     questions: int = Field(3, ge=1)
     insights_per_question: int = Field(5, ge=1)
     evidence_k: int = Field(15, ge=1, description="memories retrieved per question")
+    max_tokens: int = Field(160, ge=1, description="length of the model's questions/insights")
     min_evidence_similarity: float | None = Field(
         0.4,
         ge=-1.0,
@@ -186,8 +187,7 @@ class Reflector:
         return [r for r, sim in zip(cited, similarity, strict=True) if sim >= threshold]
 
     def _ask_batch(self, prompts: list[list[BaseMessage]]) -> list[str]:
-        # Generation length is the model's own setting, so any chat model works here.
-        return complete_batch(self.model, prompts, "reflection")
+        return complete_batch(self.model, prompts, "reflection", max_tokens=self.config.max_tokens)
 
 
 def _questions_prompt(statements: str, count: int) -> list[BaseMessage]:

@@ -35,6 +35,7 @@ class SelfRefineConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     max_iters: int = Field(3, ge=0, description="refinements after the first answer")
+    max_tokens: int = Field(96, ge=1, description="length of each answer and feedback")
 
 
 class SelfRefinePrompts(BaseModel):
@@ -119,7 +120,9 @@ class SelfRefine:
         return self._ask(prompts, "feedback")
 
     def _ask(self, prompts: list[str], component: str) -> list[str]:
-        return complete_batch(self.model, prompts, f"self-refine:{component}")
+        return complete_batch(
+            self.model, prompts, f"self-refine:{component}", max_tokens=self.config.max_tokens
+        )
 
 
 def _history(history: RefineHistory) -> str:

@@ -8,13 +8,16 @@ import numpy as np
 import pytest
 
 from lm import (
-    MissingExtraError,
+    ModelConfig,
     RealModelForbiddenError,
+    ServedConfig,
     UnknownModelSpecError,
     resolve_model,
 )
+from lm.config import OLLAMA_BASE_URL
 from lm.fakes import HashEmbeddings, ScriptedChatModel
 from lm.local import LocalChatModel
+from lm.served import ServedChatModel
 
 
 @pytest.mark.parametrize("spec", ["smollm2", "foo:bar", "local:gpt-5", "local:"])
@@ -41,15 +44,15 @@ def test_unit_tests_cannot_load_the_real_model() -> None:
         resolve_model("local:smollm2-135m").invoke("hi")
 
 
-def test_missing_extra_names_the_extra() -> None:
-    pytest.importorskip("pytest")  # always present; the branch below depends on the extra
-    try:
-        import langchain_openai  # noqa: F401
-    except ImportError:
-        with pytest.raises(MissingExtraError, match=r"mindstream\[openai\]"):
-            resolve_model("openai:gpt-4o-mini")
-    else:
-        assert resolve_model("openai:gpt-4o-mini", api_key="x") is not None
+def test_served_specs_name_their_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1/")
+    model = resolve_model("openai:my-model")
+    assert isinstance(model, ServedChatModel)
+    assert (model.endpoint.url, model.endpoint.model) == ("http://127.0.0.1:9/v1", "my-model")
+    configured = ModelConfig(served=ServedConfig(base_url="http://10.0.0.2:8000/v1"))
+    assert resolve_model("openai:m", config=configured).endpoint.url == "http://10.0.0.2:8000/v1"
+    ollama = resolve_model("ollama:llama3")
+    assert (ollama.endpoint.url, ollama.endpoint.model) == (OLLAMA_BASE_URL, "llama3")
 
 
 def test_scripted_model_serves_lists_in_turn() -> None:

@@ -58,12 +58,11 @@ def test_fake_scorer_clamps_ratings() -> None:
     assert scorer.rate_batch(["x", "y"], 1, 10) == [10.0, 10.0]
 
 
-def test_memo_scorer_scores_each_pair_once() -> None:
+def test_memo_scorer_scores_each_request_once() -> None:
     inner = FakeScorer()
     memo = MemoScorer(inner)
-    first = memo.loglik_batch([("a cat", " cat"), ("a cat", " dog"), ("a cat", " cat")])
-    again = memo.loglik("a cat", [" dog", " bird"])
-    assert first[0] == first[2] == inner.loglik("a cat", [" cat"])[0]
-    assert again[0] == first[1]
+    first = memo.choose_batch([("a cat", [" cat", " dog"]), ("a dog", [" cat"])])
+    again = memo.choose_batch([("a cat", [" cat", " dog"]), ("a bird", [" bird"])])
+    assert again[0] == first[0] == inner.choose_batch([("a cat", [" cat", " dog"])])[0]
     assert inner.calls == ["loglik", "loglik", "loglik"]  # two via the memo, one direct
-    assert memo.reused == 2
+    assert memo.reused == 1

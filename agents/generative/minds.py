@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
@@ -32,14 +33,18 @@ class Minds:
         self.batched = batched
         self._model = model
         self._scorer = scorer
-        if hasattr(scorer, "for_component") and hasattr(scorer, "ledger"):
-            # the local model records its scoring calls into the ledger it holds
-            self._scorer = scorer.model_copy(update={"ledger": self.ledger})  # type: ignore[attr-defined]
 
     @property
     def model(self) -> BaseChatModel:
-        """The chat model, for components outside `Minds` (their calls are not counted here)."""
+        """The chat model, uncounted; `counted_model` gives one whose calls are counted."""
         return self._model
+
+    def counted_model(self, component: str) -> BaseChatModel:
+        """The chat model for a component outside `Minds` (the reflector): its calls land in
+        this ledger and in `requests` under `component`."""
+        callbacks = [*(self._model.callbacks or []), self.ledger.callback(), _Counter(self)]  # type: ignore[misc]
+        metadata = {**(self._model.metadata or {}), "component": component}
+        return self._model.model_copy(update={"callbacks": callbacks, "metadata": metadata})
 
     def restore_counts(self, requests: dict[str, int], ledger: dict[str, dict[str, float]]) -> None:
         """Add the counts of a resumed run (to a fresh `Minds`: the run continues its totals)."""
@@ -69,7 +74,7 @@ class Minds:
         replies = [
             str(r.content).strip()
             for chunk in self._chunks(messages)
-            for r in model.batch(chunk, config=config, max_new_tokens=max_tokens)
+            for r in model.batch(chunk, config=config, max_tokens=max_tokens)
         ]
         return [reply.split("\n\n")[0].strip() for reply in replies]
 
@@ -105,9 +110,30 @@ class Minds:
     def _count(self, component: str, calls: int) -> None:
         self.requests[component] += calls
 
-    @staticmethod
-    def _for(model: Any, component: str) -> Any:
-        return model.for_component(component) if hasattr(model, "for_component") else model
+    def _for(self, model: Any, component: str) -> Any:
+        """A view of a model or scorer that records its own calls (the local model's scoring,
+        a served scorer's requests) into this ledger under `component`."""
+        if hasattr(model, "for_component"):
+            return model.for_component(component, self.ledger)
+        return model
+
+
+class _Counter(BaseCallbackHandler):
+    """Counts the prompts a chat model is sent, per component, into `Minds.requests`."""
+
+    def __init__(self, minds: Minds) -> None:
+        self._minds = minds
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[BaseMessage]],
+        *,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        component = str((metadata or {}).get("component", "chat"))
+        self._minds._count(component, len(messages))
 
 
 def _messages(prompt: str | tuple[str, str]) -> list[BaseMessage]:

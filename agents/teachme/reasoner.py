@@ -1,8 +1,9 @@
 """TeachMe (Dalvi Mishra, Tafjord, Clark 2022): answer with a proof built from beliefs, where
 user-taught facts in memory are the forced first premise of candidate proofs.
 
-Adapted to a small model: every step is scoring, not writing. A proof's support is the mean
-log-likelihood of the answer with the proof's premises before the question; the unforced proof
+Adapted to a small model: every step is scoring, not writing. A proof's support is the scorer's
+score of the answer with the proof's premises before the question (a local model's mean
+log-likelihood, a served model's log-probability of picking it); the unforced proof
 has no premises (or one model-written premise, verified with p_yes, when asked). The model
 stays frozen; only the memory changes.
 """
@@ -44,6 +45,7 @@ class TeachMeConfig(BaseModel):
     )
     entailment_check: bool = Field(False, description="multiply in p_yes(premises => hypothesis)")
     min_proof_score: float | None = Field(None, description="below this, no proof is found")
+    max_tokens: int = Field(32, ge=1, description="length of written premises and answers")
 
 
 class Premise(BaseModel):
@@ -56,7 +58,7 @@ class Proof(BaseModel):
     choice_index: int
     hypothesis: str
     premises: list[Premise]
-    support: float  # mean log-likelihood of the answer given the premises and the question
+    support: float  # the scorer's score of the answer given the premises and the question
     entailment: float | None = None
     score: float
 
@@ -199,14 +201,15 @@ class TeachableReasoner:
         sets: list[tuple[list[Premise], int | None]],
     ) -> list[Proof]:
         """Score every premise set against the options in one batch of the scorer."""
-        contexts = [context_for(question, premises) for premises, _ in sets]
-        pairs = [(context, " " + option) for context in contexts for option in options]
-        scores = self.scorer.loglik_batch(pairs)
+        answers = [" " + option for option in options]
+        scores = self.scorer.choose_batch(
+            [(context_for(question, premises), answers) for premises, _ in sets]
+        )
         proofs = []
         for n, (premises, only) in enumerate(sets):
             penalty = sum(math.log(max(p.belief, 1e-9)) for p in premises)
             for i in range(len(options)) if only is None else [only]:
-                support = scores[n * len(options) + i].mean
+                support = scores[n][i]
                 proofs.append(
                     Proof(
                         choice_index=i,
@@ -279,7 +282,9 @@ class TeachableReasoner:
 
     def _generate(self, prompts: list[str], **options: Any) -> list[str]:
         assert self.model is not None
-        replies = complete_batch(self.model, prompts, "teachme", **options)
+        replies = complete_batch(
+            self.model, prompts, "teachme", max_tokens=self.config.max_tokens, **options
+        )
         return [reply.split("\n")[0] for reply in replies]
 
     def _blocked(self) -> set[tuple[str, str]]:

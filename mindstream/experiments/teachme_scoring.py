@@ -49,8 +49,8 @@ def run(
         gold_retrieved += any(f.text == q.fact for f in facts)
         sets: list[list[Premise]] = [[], *([Premise(text=f.text)] for f in facts)]
         sets.append([Premise(text=q.fact)])
-        pairs = [(context_for(q.stem, s), " " + c) for s in sets for c in q.choices]
-        scores = np.array([x.mean for x in lab.scorer.loglik_batch(pairs)]).reshape(len(sets), -1)
+        options = [" " + c for c in q.choices]
+        scores = np.array(lab.scorer.choose_batch([(context_for(q.stem, s), options) for s in sets]))
         base, with_facts, gold = scores[0], scores[1:-1], scores[-1]
         if not len(with_facts):
             with_facts = base[None, :]

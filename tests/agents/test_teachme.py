@@ -9,6 +9,7 @@ import pytest
 from agents.teachme import TeachableReasoner, TeachMeConfig, TeachMeSession, split_choices
 from agents.teachme.language import negate, rule_hypothesis
 from lm import LogLikelihood
+from lm.scoring import mean_loglik_choices
 from lm.fakes import HashEmbeddings, ScriptedChatModel
 from memory import InMemoryStore, MemoryKind, MemoryStatus, MemoryStream
 
@@ -17,6 +18,9 @@ PENNY = "Can a magnet attract a penny? (A) yes (B) no"
 
 class MagnetScorer:
     """A scripted 'model': believes magnets attract pennies unless told copper is not magnetic."""
+
+    def choose_batch(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[list[float]]:
+        return mean_loglik_choices(self, requests)
 
     def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
         return self.loglik_batch([(prompt, c) for c in continuations])

@@ -1,0 +1,200 @@
+"""Models behind an OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama's /v1,
+`transformers serve`, OpenAI) as langchain chat models.
+
+Requests go through the `openai` client, which retries 429/5xx and lost connections with
+exponential backoff; what still fails becomes one typed error naming the server. `batch()` sends
+its inputs concurrently (bounded), so a batching server sees them together.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import get_config_list
+from pydantic import BaseModel, ConfigDict
+
+from lm.config import ServedConfig
+from lm.errors import ServerBusyError, ServerRejectedError, ServerUnreachableError
+from lm.prompts import PREFILL_INSTRUCTION
+
+T = TypeVar("T")
+_ROLES = {"human": "user", "ai": "assistant", "system": "system"}
+_GENERATION_OPTIONS = ("max_tokens", "temperature", "top_p", "seed")
+
+
+class Endpoint(BaseModel):
+    """One model on one server, and how it is reached."""
+
+    model_config = ConfigDict(frozen=True)
+
+    url: str
+    model: str
+    config: ServedConfig = ServedConfig()
+
+    def client(self) -> Any:
+        """The shared `openai` client of this endpoint (one connection pool per process)."""
+        api_key = os.environ.get(self.config.api_key_env) or "not-needed"
+        return _client(self.url, api_key, self.config.timeout, self.config.retries)
+
+    def call(self, action: Callable[[Any], T], what: str) -> T:
+        """Run one request; the `openai` client's errors become this layer's typed errors."""
+        import openai
+
+        try:
+            return action(self.client())
+        except (openai.APITimeoutError, openai.APIConnectionError) as error:
+            cause = error.__cause__ or error
+            raise ServerUnreachableError(
+                f"cannot reach the model server at {self.url} ({_reason(cause)}; "
+                f"timeout {self.config.timeout:g} s, {self.config.retries} retries); is it "
+                "running? `mindstream model serve` starts one"
+            ) from None
+        except openai.APIStatusError as error:
+            detail = _detail(error)
+            if error.status_code == 429 or error.status_code >= 500:
+                raise ServerBusyError(
+                    f"the model server at {self.url} answered HTTP {error.status_code} to "
+                    f"{what} {self.config.retries + 1} times (retried with backoff): {detail}"
+                ) from None
+            raise ServerRejectedError(
+                f"the model server at {self.url} refused {what} for model {self.model!r}: "
+                f"HTTP {error.status_code}: {detail}"
+            ) from None
+
+
+@lru_cache(maxsize=16)
+def _client(url: str, api_key: str, timeout: float, retries: int) -> Any:
+    from openai import OpenAI
+
+    return OpenAI(base_url=url, api_key=api_key, timeout=timeout, max_retries=retries)
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text.splitlines()[0][:160]
+
+
+def _detail(error: Any) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") or inner.get("detail") if isinstance(inner, dict) else inner
+        if message:
+            return str(message)[:300]
+    return str(error.message)[:300]
+
+
+class ServedChatModel(BaseChatModel):
+    """A chat model on an OpenAI-compatible server.
+
+    A conversation ending with an assistant message is a prefill (the first words of the reply,
+    which the local model continues); servers do not continue it, so it becomes an instruction
+    and is taken off the reply again.
+    """
+
+    endpoint: Endpoint
+
+    @property
+    def _llm_type(self) -> str:
+        return "mindstream-served"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"url": self.endpoint.url, "model": self.endpoint.model}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        turns, prefill = as_turns(messages)
+        body = self._options(kwargs)
+        if stop:
+            body["stop"] = stop
+        response = self.endpoint.call(
+            lambda client: client.chat.completions.create(
+                model=self.endpoint.model, messages=turns, **body
+            ),
+            "a chat completion",
+        )
+        text = strip_prefill(response.choices[0].message.content or "", prefill)
+        usage = response.usage
+        tokens = {
+            "input_tokens": getattr(usage, "prompt_tokens", 0) or 0,
+            "output_tokens": getattr(usage, "completion_tokens", 0) or 0,
+        }
+        tokens["total_tokens"] = tokens["input_tokens"] + tokens["output_tokens"]
+        message = AIMessage(content=text, usage_metadata=tokens)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _options(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Generation options: the call's, else the configuration's (`max_new_tokens` is the
+        local model's name for `max_tokens`)."""
+        config = self.endpoint.config
+        options: dict[str, Any] = {
+            "max_tokens": config.max_tokens,
+            "temperature": config.temperature,
+        }
+        if "max_new_tokens" in kwargs:
+            options["max_tokens"] = kwargs["max_new_tokens"]
+        options.update({k: kwargs[k] for k in _GENERATION_OPTIONS if kwargs.get(k) is not None})
+        return options
+
+    def batch(
+        self,
+        inputs: list[LanguageModelInput],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Every input as its own request, up to `max_concurrency` in flight at once."""
+        limit = self.endpoint.config.max_concurrency
+        configs = [
+            {**c, "max_concurrency": c.get("max_concurrency") or limit}
+            for c in get_config_list(config, len(inputs))
+        ]
+        return super().batch(
+            inputs,
+            configs,  # type: ignore[arg-type]
+            return_exceptions=return_exceptions,
+            **kwargs,
+        )
+
+
+def as_turns(messages: list[BaseMessage]) -> tuple[list[dict[str, str]], str]:
+    """OpenAI chat turns, and the prefill (the text of a final assistant message, else "")."""
+    turns = [{"role": _ROLES.get(m.type, "user"), "content": m.text} for m in messages]
+    if len(turns) < 2 or turns[-1]["role"] != "assistant" or turns[-2]["role"] != "user":
+        return turns, ""
+    prefill = turns.pop()["content"]
+    request = turns[-1]["content"]
+    turns[-1] = {
+        "role": "user",
+        "content": PREFILL_INSTRUCTION.format(request=request, prefill=prefill),
+    }
+    return turns, prefill
+
+
+def strip_prefill(reply: str, prefill: str) -> str:
+    """The reply after the prefill: a served model usually repeats the prefill (or its last
+    lines) before continuing, which the caller must not see twice."""
+    text = reply.strip()
+    if not prefill.strip():
+        return text
+    lines = prefill.strip().splitlines()
+    for start in range(len(lines)):
+        head = "\n".join(lines[start:]).strip()
+        if head and text.startswith(head):
+            return text[len(head) :].strip()
+    return text

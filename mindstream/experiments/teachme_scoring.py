@@ -50,7 +50,8 @@ def run(
         sets: list[list[Premise]] = [[], *([Premise(text=f.text)] for f in facts)]
         sets.append([Premise(text=q.fact)])
         options = [" " + c for c in q.choices]
-        scores = np.array(lab.scorer.choose_batch([(context_for(q.stem, s), options) for s in sets]))
+        requests = [(context_for(q.stem, s), options) for s in sets]
+        scores = np.array(lab.scorer.choose_batch(requests))
         base, with_facts, gold = scores[0], scores[1:-1], scores[-1]
         if not len(with_facts):
             with_facts = base[None, :]

@@ -9,8 +9,8 @@ import pytest
 from agents.teachme import TeachableReasoner, TeachMeConfig, TeachMeSession, split_choices
 from agents.teachme.language import negate, rule_hypothesis
 from lm import LogLikelihood
-from lm.scoring import mean_loglik_choices
 from lm.fakes import HashEmbeddings, ScriptedChatModel
+from lm.scoring import mean_loglik_choices
 from memory import InMemoryStore, MemoryKind, MemoryStatus, MemoryStream
 
 PENNY = "Can a magnet attract a penny? (A) yes (B) no"

@@ -20,7 +20,8 @@ def _default_cache_dir() -> Path:
     return Path(os.environ.get("MINDSTREAM_CACHE_DIR", Path.home() / ".cache" / "mindstream"))
 
 
-def _default_threads() -> int | None:
+def default_threads() -> int | None:
+    """MINDSTREAM_THREADS, if set: torch threads for this process's models."""
     raw = os.environ.get("MINDSTREAM_THREADS")
     return int(raw) if raw else None
 
@@ -40,7 +41,7 @@ class LocalModelConfig(BaseModel):
     seed: int | None = None
     generation_batch_size: int = Field(8, ge=1)
     scoring_batch_size: int = Field(16, ge=1)
-    threads: int | None = Field(default_factory=_default_threads)
+    threads: int | None = Field(default_factory=default_threads)
     cache_dir: Path = Field(default_factory=_default_cache_dir)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from lm.config import default_threads
 from lm.loading import load_sentence_transformer, minilm_model_dir
 
 MINILM_DIMENSION = 384
@@ -22,14 +23,17 @@ class MiniLMEmbeddings(Embeddings):
 
     dimension = MINILM_DIMENSION
 
-    def __init__(self, folder: Path | None = None, batch_size: int = 64) -> None:
+    def __init__(
+        self, folder: Path | None = None, batch_size: int = 64, threads: int | None = None
+    ) -> None:
         self._folder = folder
         self.batch_size = batch_size
+        self.threads = threads if threads is not None else default_threads()
 
     def embed_array(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        model = load_sentence_transformer(self._folder or minilm_model_dir())
+        model = load_sentence_transformer(self._folder or minilm_model_dir(), self.threads)
         vectors = model.encode(
             list(texts),
             batch_size=self.batch_size,

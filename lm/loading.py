@@ -95,10 +95,11 @@ def load_causal_lm(folder: Path, threads: int | None) -> CausalLMBackend:
     return _load_causal_lm(folder, threads)
 
 
-def load_sentence_transformer(folder: Path) -> SentenceTransformer:
-    """Load a sentence-transformers model from a folder, once per process."""
+def load_sentence_transformer(folder: Path, threads: int | None = None) -> SentenceTransformer:
+    """Load a sentence-transformers model from a folder, once per process; `threads` sets
+    torch's threads (as the chat model's loader does) when the embedder loads first."""
     guard_real_model_load(f"the embedding model in {folder}")
-    return _load_sentence_transformer(folder)
+    return _load_sentence_transformer(folder, threads)
 
 
 @lru_cache(maxsize=4)
@@ -109,9 +110,12 @@ def _load_causal_lm(folder: Path, threads: int | None) -> CausalLMBackend:
 
 
 @lru_cache(maxsize=2)
-def _load_sentence_transformer(folder: Path) -> SentenceTransformer:
+def _load_sentence_transformer(folder: Path, threads: int | None) -> SentenceTransformer:
+    import torch
     from transformers.utils import logging as hf_logging
 
+    if threads:
+        torch.set_num_threads(threads)
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
     from sentence_transformers import SentenceTransformer

@@ -6,11 +6,21 @@ import logging
 
 import typer
 
-from mindstream import cli_eval, cli_lm, cli_memory, cli_reflection, cli_sim, cli_teach
-from mindstream.cli_support import clean_errors, offline_environment
+from mindstream import (
+    cli_eval,
+    cli_lm,
+    cli_memory,
+    cli_model,
+    cli_reflection,
+    cli_sim,
+    cli_teach,
+)
+from mindstream.cli_support import clean_errors, configured, offline_environment
+from mindstream.compose import Parts
 
 app = typer.Typer(
-    help="mindstream: agents that remember, reflect and learn from feedback, on a local model.",
+    help="mindstream: agents that remember, reflect and learn from feedback, on the embedded "
+    "model or any served one.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
@@ -18,6 +28,7 @@ app.add_typer(cli_lm.app, name="lm")
 app.add_typer(cli_memory.app, name="memory")
 app.add_typer(cli_eval.app, name="eval")
 app.add_typer(cli_sim.app, name="sim")
+app.add_typer(cli_model.app, name="model")
 app.command()(cli_reflection.reflect)
 app.command()(cli_reflection.refine)
 app.command()(cli_teach.ask)
@@ -26,11 +37,12 @@ app.command()(cli_teach.teach)
 
 @app.command()
 @clean_errors
-def demo() -> None:
-    """Run the showcase on the embedded models (what `make demo` runs)."""
+@configured
+def demo(parts: Parts) -> None:
+    """A short tour of the model layer and the memory stream (`make demo` runs a town)."""
     from mindstream.demo import run_demo
 
-    run_demo()
+    run_demo(parts)
 
 
 def main() -> None:

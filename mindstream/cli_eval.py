@@ -3,28 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lm import DEFAULT_MODEL_SPEC
-from mindstream.cli_support import (
-    MODEL_OPTION_HELP,
-    build_model,
-    clean_errors,
-    console,
-    require_scorer,
-)
+from mindstream.cli_support import clean_errors, configured, console
 from mindstream.experiments.openbookqa import DEFAULT_DATA
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 app = typer.Typer(
     help="Run the experiments; results go to docs/results.md and docs/results/.",
     no_args_is_help=True,
 )
 
-ModelOption = Annotated[
-    str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP + " It must give log-likelihoods.")
-]
 DataOption = Annotated[
     Path, typer.Option("--data", help="The openbookqa folder (train/dev jsonl and openbook.txt).")
 ]
@@ -32,7 +25,9 @@ DataOption = Annotated[
 
 @app.command("refeed-retrieval")
 @clean_errors
+@configured
 def refeed_retrieval(
+    parts: Parts,
     data: DataOption = DEFAULT_DATA,
     split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
     limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
@@ -44,13 +39,15 @@ def refeed_retrieval(
     """ReFeed retrieval feedback on OpenBookQA: recall@1/5/10 of the gold fact."""
     from mindstream.experiments.refeed_retrieval import run
 
-    result = run(data, split, limit, samples, work)
+    result = run(data, split, limit, samples, work, parts)
     console.print(result["recall"])
 
 
 @app.command("self-refine")
 @clean_errors
+@configured
 def self_refine(
+    parts: Parts,
     data: DataOption = DEFAULT_DATA,
     items: Annotated[int, typer.Option(help="How many concept sets.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed for drawing the concept sets.")] = 0,
@@ -58,23 +55,26 @@ def self_refine(
     """Self-Refine on one-sentence constrained generation: concept coverage at y0..y3."""
     from mindstream.experiments.self_refine_concepts import run
 
-    result = run(data, items, seed)
+    result = run(data, items, seed, parts=parts)
     console.print(result["results"])
 
 
 @app.command()
 @clean_errors
-def reflection() -> None:
+@configured
+def reflection(parts: Parts) -> None:
     """Reflection on a scripted week of 63 observations: questions, insights, evidence."""
     from mindstream.experiments.reflection_week import run
 
-    result = run()
+    result = run(parts=parts)
     console.print(result["insights"])
 
 
 @app.command("teachme-retrieval")
 @clean_errors
+@configured
 def teachme_retrieval(
+    parts: Parts,
     data: DataOption = DEFAULT_DATA,
     split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
     limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
@@ -82,12 +82,14 @@ def teachme_retrieval(
     """TeachMe Table A1: recall of the gold fact by how memory is indexed (F, Q, Q+F, ...)."""
     from mindstream.experiments.teachme_retrieval import run
 
-    console.print(run(data, split, limit)["recall_percent"])
+    console.print(run(data, split, limit, parts)["recall_percent"])
 
 
 @app.command()
 @clean_errors
+@configured
 def teachme(
+    parts: Parts,
     data: DataOption = DEFAULT_DATA,
     split: Annotated[str, typer.Option(help="The hidden split answered after teaching.")] = "dev",
     limit: Annotated[int | None, typer.Option(help="Only the first N hidden questions.")] = None,
@@ -102,29 +104,29 @@ def teachme(
     work: Annotated[Path, typer.Option(help="Where partial results are kept (resumable).")] = Path(
         "runs/teachme"
     ),
-    model: ModelOption = DEFAULT_MODEL_SPEC,
 ) -> None:
     """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
     from mindstream.experiments.teachme import Lab, run
 
-    lab = Lab(require_scorer(build_model(model), model))
-    result = run(data, split, limit, train_limit, curve_limit, orderings, seed, work, lab, model)
+    lab = Lab.of(parts)
+    result = run(data, split, limit, train_limit, curve_limit, orderings, seed, work, lab)
     console.print({k: result[k] for k in ("direct", "before", "after", "upper_bound")})
 
 
 @app.command("teachme-scoring")
 @clean_errors
+@configured
 def teachme_scoring(
+    parts: Parts,
     data: DataOption = DEFAULT_DATA,
     limit: Annotated[int, typer.Option(help="How many train questions.")] = 100,
     offset: Annotated[int, typer.Option(help="Index of the first train question used.")] = 1000,
-    model: ModelOption = DEFAULT_MODEL_SPEC,
 ) -> None:
     """Can the model use a fact? Answer rules for TeachMe's proofs, with a gold-fact oracle."""
+    from mindstream.experiments.teachme import Lab
     from mindstream.experiments.teachme_scoring import run
 
-    scorer = require_scorer(build_model(model), model)
-    console.print(run(data, limit, offset, scorer, model)["accuracy"])
+    console.print(run(data, limit, offset, Lab.of(parts))["accuracy"])
 
 
 @app.command()

@@ -1,56 +1,52 @@
-"""`mindstream lm ...`: talk to, rate with and embed with the embedded models."""
+"""`mindstream lm ...`: talk to, rate with, probe and embed with the configured models."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from lm import DEFAULT_MODEL_SPEC, rate_importance
-from lm.embeddings import MiniLMEmbeddings
-from mindstream.cli_support import (
-    MODEL_OPTION_HELP,
-    build_model,
-    clean_errors,
-    console,
-    require_scorer,
-)
+from lm import rate_importance
+from mindstream.cli_support import clean_errors, configured, console
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 app = typer.Typer(
-    help="Use the model layer directly: chat, rate importance, embed.", no_args_is_help=True
+    help="Use the model layer directly: chat, rate importance, probe a server, embed.",
+    no_args_is_help=True,
 )
-
-ModelSpec = Annotated[str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)]
 
 
 @app.command()
 @clean_errors
+@configured
 def chat(
+    parts: Parts,
     text: Annotated[str, typer.Argument(help="What to say to the model.")],
-    model: ModelSpec = DEFAULT_MODEL_SPEC,
     max_new_tokens: Annotated[int, typer.Option(help="Longest reply, in tokens.")] = 128,
     temperature: Annotated[float, typer.Option(help="0 is greedy; above 0 samples.")] = 0.0,
 ) -> None:
     """Print the model's reply to TEXT (one user turn, through the model's chat template)."""
     if not text.strip():
         raise ValueError("TEXT is empty")
-    chat_model = build_model(model, max_new_tokens=max_new_tokens, temperature=temperature)
-    console.print(chat_model.invoke(text).text, highlight=False)
+    reply = parts.chat_for("chat").invoke(text, max_tokens=max_new_tokens, temperature=temperature)
+    console.print(reply.text, highlight=False)
 
 
 @app.command()
 @clean_errors
+@configured
 def rate(
+    parts: Parts,
     memories: Annotated[list[str], typer.Argument(help="One or more memories to rate.")],
-    model: ModelSpec = DEFAULT_MODEL_SPEC,
 ) -> None:
     """Print the importance (1-10) of each MEMORY: Generative Agents' poignancy prompt, few-shot,
     scored as the expected value over the model's probabilities of the ratings 1..10."""
     if any(not m.strip() for m in memories):
         raise ValueError("a MEMORY is empty")
-    scorer = require_scorer(build_model(model), model)
-    ratings = rate_importance(scorer, memories)
+    ratings = rate_importance(parts.scorer_for("importance"), memories)
     if len(memories) == 1:
         console.print(f"{ratings[0]:.1f}")
         return
@@ -60,15 +56,59 @@ def rate(
     console.print(table)
 
 
+SAMPLE_MEMORY = "My sister gave birth to her first child"
+SAMPLE_STATEMENT = "Ice is cold."
+SAMPLE_CHOICE = (
+    "Isabella wants fresh bread for the party, so she walks to the",
+    ["bakery", "dentist"],
+)
+
+
 @app.command()
 @clean_errors
+@configured
+def probe(parts: Parts) -> None:
+    """Show how each kind of decision is asked of the configured model (a server is probed once:
+    /v1/systemone, first-token log-probabilities, or parsed replies), with a sample answer."""
+    from lm import belief, choose
+
+    config = parts.config.model
+    scorer = parts.scorer
+    if config.is_served:
+        from lm.resolve import endpoint_of
+        from lm.served_scorer import probe as probe_endpoint
+
+        report = probe_endpoint(endpoint_of(config))
+        console.print(
+            f"{config.spec} at {report.url}: chat completions yes, /v1/systemone "
+            f"{'yes' if report.systemone else 'no'}, log-probabilities "
+            f"{'yes' if report.logprobs else 'no'} (probed in {report.seconds:.2f} s)"
+        )
+    path = getattr(getattr(scorer, "path", None), "name", "local log-likelihoods")
+    table = Table("decision", "asked through", "sample", "answer", title=config.spec)
+    rating = rate_importance(scorer, [SAMPLE_MEMORY])[0]
+    table.add_row("rating 1-10", path, SAMPLE_MEMORY, f"{rating:.2f}")
+    yes = belief(scorer, [SAMPLE_STATEMENT])[0]
+    table.add_row("yes/no", path, f"is it true that {SAMPLE_STATEMENT}", f"P(yes) = {yes:.2f}")
+    prompt, options = SAMPLE_CHOICE
+    picked = choose(scorer, prompt, [" " + o for o in options])
+    table.add_row("choice", path, f"{prompt} {' / '.join(options)}", picked.option.strip())
+    reply = parts.chat_for("chat").invoke("Say hello to a neighbour.", max_tokens=24).text
+    table.add_row("generation", "chat completion", "Say hello to a neighbour.", reply)
+    console.print(table)
+
+
+@app.command()
+@clean_errors
+@configured
 def embed(
+    parts: Parts,
     text: Annotated[str, typer.Argument(help="Text to embed.")],
     show: Annotated[int, typer.Option(help="How many leading values to print.")] = 8,
 ) -> None:
     """Print the dimension and the first values of TEXT's all-MiniLM-L6-v2 embedding."""
     if not text.strip():
         raise ValueError("TEXT is empty")
-    vector = MiniLMEmbeddings().embed_array([text])[0]
+    vector = parts.embedder.embed_array([text])[0]
     console.print(f"dimension: {vector.shape[0]}")
     console.print("first values: " + " ".join(f"{v:+.4f}" for v in vector[:show]))

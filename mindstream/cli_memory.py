@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from memory import MemoryKind, MemoryStream, RetrievalWeights, scorer_rater
-from mindstream.cli_support import clean_errors, console
+from memory import MemoryKind, RetrievalWeights
+from mindstream.cli_support import clean_errors, configured, console
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 app = typer.Typer(help="Inspect and edit a memory store (chromadb on disk).", no_args_is_help=True)
 
@@ -18,30 +21,21 @@ StorePath = Annotated[Path, typer.Option("--store", "-s", help="Folder of the ch
 Owner = Annotated[str, typer.Option("--owner", "-o", help="Whose memories (agent or user id).")]
 
 
-def open_stream(store: Path, *, with_rater: bool = False) -> MemoryStream:
-    from lm.embeddings import MiniLMEmbeddings
-
-    rater = None
-    if with_rater:
-        from lm.local import LocalChatModel
-
-        rater = scorer_rater(LocalChatModel())
-    return MemoryStream.open(store, MiniLMEmbeddings(), rater=rater)
-
-
 @app.command()
 @clean_errors
+@configured
 def add(
+    parts: Parts,
     text: Annotated[str, typer.Argument(help="The memory's text.")],
     store: StorePath,
     owner: Owner = "user",
     kind: Annotated[MemoryKind, typer.Option(help="Kind of memory.")] = MemoryKind.OBSERVATION,
     importance: Annotated[
-        float | None, typer.Option(help="1-10; omitted: rated by the local model.")
+        float | None, typer.Option(help="1-10; omitted: rated by the configured model.")
     ] = None,
 ) -> None:
-    """Add one memory (embedded with MiniLM; rated by the local model unless --importance)."""
-    stream = open_stream(store, with_rater=importance is None)
+    """Add one memory (embedded with MiniLM; rated by the model unless --importance)."""
+    stream = parts.stream(store)
     record = stream.add(text, owner=owner, kind=kind, importance=importance)
     stream.close()
     console.print(f"added {record.id} (importance {record.importance:.1f})")
@@ -49,20 +43,23 @@ def add(
 
 @app.command()
 @clean_errors
+@configured
 def search(
+    parts: Parts,
     query: Annotated[str, typer.Argument(help="What to look for.")],
     store: StorePath,
     owner: Owner = "user",
     k: Annotated[int, typer.Option("-k", help="How many memories.")] = 10,
     mode: Annotated[str, typer.Option(help="embedding, bm25 or hybrid relevance.")] = "embedding",
     original_weights: Annotated[
-        bool, typer.Option(help="Use the original code's 0.5/2/3 weights instead of 1/1/1.")
+        bool,
+        typer.Option(help="Use the original code's 0.5/2/3 weights instead of the configured."),
     ] = False,
     touch: Annotated[bool, typer.Option(help="Update last access, as agents do.")] = False,
 ) -> None:
     """Retrieve memories and show the three parts of each score."""
-    stream = open_stream(store)
-    weights = RetrievalWeights.original_code() if original_weights else RetrievalWeights()
+    stream = parts.stream(store, create=False)
+    weights = RetrievalWeights.original_code() if original_weights else stream.config.weights
     found = stream.retrieve(query, k, owner=owner, mode=mode, weights=weights, touch=touch)  # type: ignore[arg-type]
     stream.close()
     table = Table(title=f"{len(found)} memories of {owner} for {query!r} ({mode})")
@@ -86,12 +83,14 @@ def search(
 
 @app.command()
 @clean_errors
+@configured
 def forget(
+    parts: Parts,
     memory_id: Annotated[str, typer.Argument(help="Id (or unique prefix) of the memory.")],
     store: StorePath,
 ) -> None:
     """Mark a memory forgotten; reflections citing it become stale."""
-    stream = open_stream(store)
+    stream = parts.stream(store, create=False)
     matches = [r.id for r in stream.records() if r.id.startswith(memory_id)]
     if len(matches) != 1:
         raise ValueError(f"{memory_id!r} matches {len(matches)} memories; give more of the id")
@@ -103,9 +102,10 @@ def forget(
 
 @app.command()
 @clean_errors
-def stats(store: StorePath) -> None:
+@configured
+def stats(parts: Parts, store: StorePath) -> None:
     """Count memories per owner, kind and status."""
-    stream = open_stream(store)
+    stream = parts.stream(store, create=False)
     table = Table("owner", "memories", "by kind", "by status", "stale")
     for owner in stream.owners():
         records = stream.records(owner)

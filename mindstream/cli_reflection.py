@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from lm import DEFAULT_MODEL_SPEC
-from mindstream.cli_support import MODEL_OPTION_HELP, build_model, clean_errors, console
+from mindstream.cli_support import clean_errors, configured, console
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 
 @clean_errors
+@configured
 def reflect(
+    parts: Parts,
     store: Annotated[Path, typer.Option("--store", "-s", help="Folder of the chromadb store.")],
     owner: Annotated[str, typer.Option("--owner", "-o", help="Whose memories to reflect on.")],
-    model: Annotated[
-        str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)
-    ] = DEFAULT_MODEL_SPEC,
     force: Annotated[
         bool, typer.Option(help="Reflect even if the importance trigger has not fired.")
     ] = False,
@@ -31,17 +32,13 @@ def reflect(
     ] = None,
 ) -> None:
     """Reflect on OWNER's recent memories: print the questions, the insights and their evidence.
-    With --every-minutes or --cron, schedule it instead (jobs persist in the store folder)."""
+    With --every-minutes or --cron, schedule it instead (jobs persist in the store folder, with
+    the configuration they were scheduled with)."""
     if every_minutes is not None or cron is not None:
-        _schedule(store, owner, model, every_minutes, cron)
+        _schedule(parts, store, owner, every_minutes, cron)
         return
-    from lm.embeddings import MiniLMEmbeddings
-    from memory import MemoryStream, scorer_rater
-    from reflection import Reflector
-
-    chat = build_model(model, max_new_tokens=160)
-    stream = MemoryStream.open(store, MiniLMEmbeddings(), rater=scorer_rater(chat))
-    reflector = Reflector(stream, chat)
+    stream = parts.stream(store, create=False)
+    reflector = parts.reflector(stream)
     pending = reflector.importance_since_last(owner)
     console.print(
         f"importance since the last reflection: {pending:.0f} "
@@ -53,7 +50,7 @@ def reflect(
     if not result.questions and not force and pending < reflector.config.threshold:
         console.print("the trigger has not fired; use --force to reflect anyway")
     for question in result.questions:
-        console.print(f"[bold]question:[/] {question}")
+        console.print(f"[bold]question:[/] {question}", highlight=False)
     table = Table("insight", "evidence")
     for insight in result.insights + rederived.insights:
         table.add_row(
@@ -70,13 +67,19 @@ def reflect(
 
 
 def _schedule(
-    store: Path, owner: str, model: str, every_minutes: float | None, cron: str | None
+    parts: Parts, store: Path, owner: str, every_minutes: float | None, cron: str | None
 ) -> None:
+    from mindstream.jobs import REFLECT_JOB
     from reflection.schedule import ReflectionSchedule, ReflectionScheduler
 
     logging.getLogger("reflection.schedule").setLevel(logging.INFO)
     schedule = ReflectionSchedule(
-        owner=owner, store=str(store), model=model, every_minutes=every_minutes, cron=cron
+        owner=owner,
+        store=str(store),
+        job=REFLECT_JOB,
+        settings=parts.config.to_yaml(),
+        every_minutes=every_minutes,
+        cron=cron,
     )
     scheduler = ReflectionScheduler(store / "reflection-jobs.sqlite", blocking=True)
     job = scheduler.add(schedule)
@@ -90,21 +93,19 @@ def _schedule(
 
 
 @clean_errors
+@configured
 def refine(
+    parts: Parts,
     task: Annotated[str, typer.Argument(help="What to write.")],
-    iterations: Annotated[int, typer.Option(help="Refinements after the first answer.")] = 3,
-    model: Annotated[
-        str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)
-    ] = DEFAULT_MODEL_SPEC,
+    iterations: Annotated[
+        int | None, typer.Option(help="Refinements after the first answer (refine.max_iters).")
+    ] = None,
 ) -> None:
     """Self-Refine TASK: print every answer and the feedback the same model gave it."""
-    from reflection.self_refine import SelfRefine, SelfRefineConfig
-
     if not task.strip():
         raise ValueError("TASK is empty")
-    history = SelfRefine(
-        build_model(model, max_new_tokens=96), config=SelfRefineConfig(max_iters=iterations)
-    ).run(task)
+    changes: dict[str, Any] = {} if iterations is None else {"max_iters": iterations}
+    history = parts.self_refine(**changes).run(task)
     for n, step in enumerate(history.steps):
         console.print(f"[bold]y{n}:[/] {step.output}", highlight=False)
         if step.feedback is not None:

@@ -3,35 +3,28 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from lm import DEFAULT_MODEL_SPEC
-from mindstream.cli_support import MODEL_OPTION_HELP, build_model, clean_errors, console
+from mindstream.cli_support import clean_errors, configured, console
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
+    from sim import Engine
 
 app = typer.Typer(
     help="Generative agents in a sandbox town (Park et al. 2023).", no_args_is_help=True
 )
 
-ModelOption = Annotated[str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)]
-
-
-def _minds(model: str, batched: bool) -> tuple[Any, Any]:
-    from agents.generative import Minds
-    from lm.embeddings import MiniLMEmbeddings
-    from mindstream.cli_support import require_scorer
-
-    chat = build_model(model)
-    return Minds(chat, require_scorer(chat, model), batched=batched), MiniLMEmbeddings()
-
 
 @app.command()
 @clean_errors
+@configured
 def run(
+    parts: Parts,
     scenario: Annotated[
         str, typer.Argument(help="A built-in scenario (smallville) or a YAML file.")
     ] = "smallville",
@@ -39,13 +32,19 @@ def run(
         float, typer.Option(help="Sim-hours to run (from the start or the checkpoint).")
     ] = 2.0,
     out: Annotated[
-        Path, typer.Option(help="Run folder: memory store, checkpoint, log, report.")
+        Path, typer.Option(help="Run folder: memory store, checkpoint, log, config, report.")
     ] = Path("out/smallville"),
     resume: Annotated[
-        bool, typer.Option(help="Continue the run in --out from its checkpoint.")
+        bool,
+        typer.Option(help="Continue the run in --out from its checkpoint, with its config."),
     ] = False,
-    model: ModelOption = DEFAULT_MODEL_SPEC,
-    batched: Annotated[bool, typer.Option(help="Batch all agents' model calls of a step.")] = True,
+    batched: Annotated[
+        bool,
+        typer.Option(
+            help="Send all agents' model calls of a step together (one batch locally, "
+            "concurrent requests to a server)."
+        ),
+    ] = True,
     event: Annotated[
         list[str] | None, typer.Option(help="Inject at the start: 'area: room: object = state'.")
     ] = None,
@@ -54,29 +53,57 @@ def run(
     ] = None,
     interviews: Annotated[bool, typer.Option(help="Interview every agent at the end.")] = True,
 ) -> None:
-    """Run SCENARIO for --hours sim-hours, checkpointing every tick; write the report."""
-    from sim import SimConfig, load_scenario
-    from sim.runner import resume_run, start_run, summarize
+    """Run SCENARIO for --hours sim-hours, checkpointing every tick; write the report. A run
+    stopped by an error or a kill continues with --resume."""
+    from sim import load_scenario
+    from sim.runner import check_inputs, resume_run, saved_config, start_run, summarize
 
-    minds, embedder = _minds(model, batched)
+    if hours <= 0:
+        raise ValueError(f"--hours must be above 0 (got {hours:g})")
+    events = [_event(item) for item in event or []]
+    whispers = [_whisper(item) for item in whisper or []]
     if resume:
-        engine, dropped = resume_run(out, minds, embedder, SimConfig())
+        parts = parts.under(saved_config(out))
+        engine, dropped = resume_run(out, parts.run_parts(batched=batched))
+        check_inputs(engine.scenario, [p for p, _ in events], [a for a, _ in whispers])
         console.print(
             f"resumed at tick {engine.tick} ({engine.clock.now():%H:%M}); "
             f"{dropped} memories of the interrupted tick rolled back"
         )
     else:
-        engine = start_run(load_scenario(scenario), out, minds, embedder, SimConfig())
-    for item in event or []:
-        place, _, state = item.partition("=")
-        if not state.strip():
-            raise ValueError(f"--event {item!r}: write 'area: room: object = state'")
-        engine.inject(place.strip(), state.strip())
-    for item in whisper or []:
-        agent, _, text = item.partition(":")
-        engine.whisper(agent.strip(), text.strip())
-    ticks = round(hours * 60 / engine.clock.tick_minutes)
-    started = time.perf_counter()
+        loaded = load_scenario(scenario)
+        check_inputs(loaded, [p for p, _ in events], [a for a, _ in whispers])
+        engine = start_run(loaded, out, parts.run_parts(batched=batched))
+    for place, state in events:
+        engine.inject(place, state)
+    for agent, text in whispers:
+        engine.whisper(agent, text)
+    ticks = max(round(hours * 60 / engine.clock.tick_minutes), 1)
+    _advance(engine, ticks)
+    summary = summarize(engine, parts.config.model.spec, interviews=interviews)
+    console.print(
+        f"simulated {engine.tick * engine.clock.tick_minutes / 60:.1f} sim-hours of "
+        f"{len(engine.agents)} agents in {summary['wall_seconds']:.0f} s wall time "
+        f"(every segment), {summary['model_requests']} model requests"
+    )
+    console.print(f"report: {summary['report']}")
+
+
+def _event(item: str) -> tuple[str, str]:
+    place, _, state = item.partition("=")
+    if not place.strip() or not state.strip():
+        raise ValueError(f"--event {item!r}: write 'area: room: object = state'")
+    return place.strip(), state.strip()
+
+
+def _whisper(item: str) -> tuple[str, str]:
+    agent, _, text = item.partition(":")
+    if not agent.strip() or not text.strip():
+        raise ValueError(f"--whisper {item!r}: write 'Agent Name: text'")
+    return agent.strip(), text.strip()
+
+
+def _advance(engine: Engine, ticks: int) -> None:
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -96,13 +123,6 @@ def run(
             )
 
         engine.run(ticks, advance)
-    summary = summarize(engine, time.perf_counter() - started, model, interviews=interviews)
-    console.print(
-        f"simulated {ticks * engine.clock.tick_minutes / 60:.1f} sim-hours of {len(engine.agents)} "
-        f"agents in {summary['wall_seconds']:.0f} s wall time, "
-        f"{summary['model_requests']} model requests"
-    )
-    console.print(f"report: {summary['report']}")
 
 
 def _label(engine: Any) -> str:
@@ -111,23 +131,26 @@ def _label(engine: Any) -> str:
 
 @app.command("interview")
 @clean_errors
+@configured
 def interview_command(
+    parts: Parts,
     run_folder: Annotated[Path, typer.Argument(help="A run folder written by `sim run`.")],
     agent: Annotated[str, typer.Argument(help="The agent's full name.")],
     question: Annotated[str, typer.Argument(help="What to ask, in plain words.")],
-    model: ModelOption = DEFAULT_MODEL_SPEC,
 ) -> None:
-    """Ask AGENT of a run a QUESTION; it answers in character from its memories."""
+    """Ask AGENT of a run a QUESTION; it answers in character from its memories (with the run's
+    configuration, unless --config is given)."""
     from agents.generative import interview
-    from sim import SimConfig
-    from sim.runner import resume_run
+    from sim.runner import resume_run, saved_config
 
-    minds, embedder = _minds(model, True)
-    engine, _ = resume_run(run_folder, minds, embedder, SimConfig())
+    if not question.strip():
+        raise ValueError("QUESTION is empty")
+    parts = parts.under(saved_config(run_folder))
+    engine, _ = resume_run(run_folder, parts.run_parts())
     if agent not in engine.agents:
         raise ValueError(f"no agent {agent!r} in {run_folder} (agents: {', '.join(engine.agents)})")
-    answer = interview([(engine.agents[agent], question)], minds, engine.clock.now())[0]
-    console.print(f"[bold]{agent}:[/] {answer or '(no answer)'}")
+    answer = interview([(engine.agents[agent], question)], engine.minds, engine.clock.now())[0]
+    console.print(f"[bold]{agent}:[/] {answer or '(no answer)'}", highlight=False)
 
 
 @app.command()

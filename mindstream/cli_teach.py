@@ -3,32 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from agents.teachme import Answer, TeachableReasoner, TeachMeConfig, TeachMeSession, split_choices
-from lm import DEFAULT_MODEL_SPEC
+from agents.teachme import Answer, TeachMeSession, split_choices
 from memory.records import RelevanceMode
-from mindstream.cli_support import (
-    MODEL_OPTION_HELP,
-    build_model,
-    clean_errors,
-    console,
-    require_scorer,
-)
+from mindstream.cli_support import clean_errors, configured, console
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 StoreOption = Annotated[
     Path, typer.Option("--store", "-s", help="Folder of the memory store (taught facts).")
 ]
 UserOption = Annotated[str, typer.Option("--user", "-u", help="Whose taught facts to use.")]
-ModelOption = Annotated[str, typer.Option("--model", "-m", help=MODEL_OPTION_HELP)]
 RetrievalOption = Annotated[
-    RelevanceMode,
+    RelevanceMode | None,
     typer.Option(
-        help="How taught facts are found: bm25 (the paper's choice), embedding (better recall in"
-        " our Table A1 run, docs/results.md), hybrid."
+        help="How taught facts are found: bm25 (the paper's choice, teachme.retrieval's default),"
+        " embedding (better recall in our Table A1 run, docs/results.md), hybrid."
     ),
 ]
 HELP = """moves after an answer:
@@ -46,17 +41,11 @@ HELP = """moves after an answer:
 
 
 def _session(
-    store: Path, user: str, model: str, write_premises: bool, retrieval: RelevanceMode
+    parts: Parts, store: Path, user: str, retrieval: RelevanceMode | None, **changes: bool
 ) -> TeachMeSession:
-    from lm.embeddings import MiniLMEmbeddings
-    from memory import MemoryStream
-
-    chat = build_model(model, max_new_tokens=32)
-    stream = MemoryStream.open(store, MiniLMEmbeddings())
-    config = TeachMeConfig(write_premises=write_premises, retrieval=retrieval)
-    return TeachMeSession(
-        TeachableReasoner(stream, require_scorer(chat, model), chat, user=user, config=config)
-    )
+    if retrieval is not None:
+        changes["retrieval"] = retrieval  # type: ignore[assignment]
+    return TeachMeSession(parts.reasoner(parts.stream(store), user, **changes))
 
 
 def show(answer: Answer) -> None:
@@ -73,12 +62,13 @@ def show(answer: Answer) -> None:
 
 
 @clean_errors
+@configured
 def ask(
+    parts: Parts,
     question: Annotated[str, typer.Argument(help="QUESTION (A) choice (B) choice ...")],
     store: StoreOption = Path("runs/teachme-memory"),
     user: UserOption = "user",
-    model: ModelOption = DEFAULT_MODEL_SPEC,
-    retrieval: RetrievalOption = "bm25",
+    retrieval: RetrievalOption = None,
     direct: Annotated[
         bool, typer.Option(help="Answer by likelihood alone, without a proof.")
     ] = False,
@@ -87,23 +77,24 @@ def ask(
     stem, choices = split_choices(question)
     if not stem or len(choices) < 2:
         raise ValueError("give the question with at least two choices: 'QUESTION (A) ... (B) ...'")
-    session = _session(store, user, model, write_premises=False, retrieval=retrieval)
+    session = _session(parts, store, user, retrieval, write_premises=False)
     reasoner = session.reasoner
     show(reasoner.direct(stem, choices) if direct else reasoner.answer(stem, choices))
 
 
 @clean_errors
+@configured
 def teach(
+    parts: Parts,
     store: StoreOption = Path("runs/teachme-memory"),
     user: UserOption = "user",
-    model: ModelOption = DEFAULT_MODEL_SPEC,
-    retrieval: RetrievalOption = "bm25",
+    retrieval: RetrievalOption = None,
     write_premises: Annotated[
         bool, typer.Option(help="Let the model write a premise per proof.")
     ] = True,
 ) -> None:
     """An interactive TeachMe session: ask, see the proof, correct it, watch the answer change."""
-    session = _session(store, user, model, write_premises, retrieval)
+    session = _session(parts, store, user, retrieval, write_premises=write_premises)
     console.print(HELP)
     while True:
         try:

@@ -1,29 +1,21 @@
-"""The showcase `make demo` runs: every piece of the model layer on the embedded models.
-
-Later issues replace it with the main job (a town simulation); until then it shows what the
-foundation does, with its timings and model-call accounting.
-"""
+"""`mindstream demo`: a short tour of the model layer and the memory stream, on the configured
+model (the embedded one by default), with its timings and model-call accounting. `make demo`
+runs the main job, a town simulation."""
 
 from __future__ import annotations
 
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
-from lm import CallLedger, LocalModelConfig, belief, choose, rate_importance
-from lm.embeddings import MiniLMEmbeddings
-from lm.local import LocalChatModel
-from memory import (
-    ChromaStore,
-    ManualClock,
-    MemoryStream,
-    RetrievalWeights,
-    new_memory,
-    scorer_rater,
-)
+from lm import belief, choose, rate_importance
+from memory import ManualClock, RetrievalWeights, new_memory
 from mindstream.cli_support import console
+from mindstream.compose import Parts
 
 DEMO_MEMORIES = (
     "I made my bed this morning",
@@ -41,53 +33,50 @@ DEMO_QUESTIONS = (
 )
 
 
-def run_demo() -> None:
-    ledger = CallLedger()
+def run_demo(parts: Parts) -> None:
     start = time.perf_counter()
-    model = LocalChatModel(
-        settings=LocalModelConfig(max_new_tokens=48), ledger=ledger, callbacks=[ledger.callback()]
+    console.rule(f"mindstream demo: {parts.config.model.spec}")
+    chat = parts.chat_for("chat")
+    _timed(
+        "one chat turn (the first loads the model)",
+        lambda: console.print(chat.invoke(DEMO_QUESTIONS[0], max_tokens=48).text),
     )
-    model.backend  # noqa: B018  # load now: honest timings
-    console.rule("mindstream demo: the embedded model layer")
-    console.print(f"SmolLM2-135M-Instruct loaded in {time.perf_counter() - start:.1f} s")
-
-    chat = model.for_component("chat")
-    _timed("one chat turn", lambda: console.print(chat.invoke(DEMO_QUESTIONS[0]).text))
-    replies = _timed("four prompts as one batch", lambda: chat.batch(list(DEMO_QUESTIONS)))
+    replies = _timed(
+        "four prompts as one batch", lambda: chat.batch(list(DEMO_QUESTIONS), max_tokens=48)
+    )
     for question, reply in zip(DEMO_QUESTIONS, replies, strict=True):
         console.print(f"[bold]{question}[/] {reply.text}", highlight=False)
 
-    ratings = rate_importance(model.for_component("importance"), DEMO_MEMORIES)
+    ratings = rate_importance(parts.scorer_for("importance"), DEMO_MEMORIES)
     table = Table("importance (1-10)", "memory", title="poignancy by log-likelihood")
     for memory, rating in sorted(zip(DEMO_MEMORIES, ratings, strict=True), key=lambda p: p[1]):
         table.add_row(f"{rating:.1f}", memory)
     console.print(table)
 
     picked = choose(
-        model.for_component("choose"),
+        parts.scorer_for("choose"),
         "Isabella wants to buy fresh bread for the party, so she walks to the",
         [" bakery", " swimming pool", " dentist"],
     )
     console.print(
         f"choose(): the model picks [bold]{picked.option.strip()}[/] "
-        f"(mean log-likelihoods {', '.join(f'{s:.2f}' for s in picked.scores)})"
+        f"(scores {', '.join(f'{s:.2f}' for s in picked.scores)})"
     )
     statements = ["Ice is cold.", "Fish live in the desert sand."]
     for statement, p in zip(
-        statements, belief(model.for_component("belief"), statements), strict=True
+        statements, belief(parts.scorer_for("belief"), statements), strict=True
     ):
         console.print(f"belief: P(yes) that “{statement}” = {p:.2f}")
 
-    embedder = MiniLMEmbeddings()
-    vectors = embedder.embed_array(
+    vectors = parts.embedder.embed_array(
         ["a party at the cafe", "a celebration at the coffee shop", "tax law"]
     )
     console.print(
         f"embeddings ({vectors.shape[1]}-d): similarity party~celebration "
         f"{float(vectors[0] @ vectors[1]):.2f}, party~tax law {float(vectors[0] @ vectors[2]):.2f}"
     )
-    _memory_showcase(model, embedder)
-    console.print(ledger.table())
+    _memory_showcase(parts)
+    console.print(parts.ledger.table())
     console.print(f"demo wall time: {time.perf_counter() - start:.1f} s")
 
 
@@ -101,13 +90,12 @@ DEMO_WEEK = (
 )
 
 
-def _memory_showcase(model: LocalChatModel, embedder: MiniLMEmbeddings) -> None:
+def _memory_showcase(parts: Parts) -> None:
     """A memory stream on disk: model-rated importance, real embeddings, scored retrieval."""
     start = time.perf_counter()
     clock = ManualClock(datetime(2023, 2, 6, 8, 0, tzinfo=UTC))
     with tempfile.TemporaryDirectory() as folder:
-        rater = scorer_rater(model.for_component("importance"))
-        stream = MemoryStream(ChromaStore.persistent(folder), embedder, clock=clock, rater=rater)
+        stream = parts.stream(Path(folder), clock=clock)
         begin = clock.now()
         stream.add_many(
             [
@@ -135,7 +123,7 @@ def _memory_showcase(model: LocalChatModel, embedder: MiniLMEmbeddings) -> None:
     console.print(f"[dim]memory stream on chromadb: {time.perf_counter() - start:.2f} s[/]")
 
 
-def _timed(label: str, action):
+def _timed(label: str, action: Any) -> Any:
     start = time.perf_counter()
     result = action()
     console.print(f"[dim]{label}: {time.perf_counter() - start:.2f} s[/]")

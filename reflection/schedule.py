@@ -1,22 +1,17 @@
 """Scheduled reflection for long-running use: one apscheduler job per owner.
 
-Jobs live in a sqlite file (apscheduler's SQLAlchemy job store), so they survive restarts; each
-run checks the reflection trigger, re-derives stale reflections and logs one line.
+Jobs live in a sqlite file (apscheduler's SQLAlchemy job store), so they survive restarts. The
+job itself is named by import path and receives the store, the owner and `settings` (the
+effective configuration, as text): the product layer builds the model and the stream from it,
+so a scheduled run reflects exactly as the command that scheduled it would.
 """
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from lm import DEFAULT_MODEL_SPEC
-
-log = logging.getLogger(__name__)
-
-DEFAULT_JOB = "reflection.schedule:run_reflection_job"
 
 
 class ReflectionSchedule(BaseModel):
@@ -26,10 +21,10 @@ class ReflectionSchedule(BaseModel):
 
     owner: str = Field(min_length=1)
     store: str = Field(min_length=1, description="folder of the chromadb store")
-    model: str = DEFAULT_MODEL_SPEC
+    job: str = Field(min_length=1, description="'module:function' run on every trigger")
+    settings: str = Field("", description="passed to the job (the effective configuration)")
     every_minutes: float | None = Field(None, gt=0)
     cron: str | None = Field(None, description="crontab line, e.g. '0 */2 * * *'")
-    job: str = DEFAULT_JOB
 
     @model_validator(mode="after")
     def _one_trigger(self) -> ReflectionSchedule:
@@ -71,7 +66,11 @@ class ReflectionScheduler:
         self.scheduler.add_job(
             schedule.job,
             trigger=schedule.trigger(),
-            kwargs={"store": schedule.store, "owner": schedule.owner, "model": schedule.model},
+            kwargs={
+                "store": schedule.store,
+                "owner": schedule.owner,
+                "settings": schedule.settings,
+            },
             id=schedule.job_id,
             name=schedule.job_id,
             replace_existing=True,
@@ -89,38 +88,3 @@ class ReflectionScheduler:
 
     def shutdown(self) -> None:
         self.scheduler.shutdown(wait=True)
-
-
-def run_reflection_job(store: str, owner: str, model: str) -> dict[str, Any]:
-    """One scheduled run: reflect if the trigger fired, re-derive stale reflections."""
-    from lm import resolve_model
-    from lm.embeddings import MiniLMEmbeddings
-    from memory import MemoryStream, scorer_rater
-    from reflection.reflector import Reflector
-
-    chat = resolve_model(model)
-    stream = MemoryStream.open(store, MiniLMEmbeddings(), rater=scorer_rater(chat))
-    try:
-        reflector = Reflector(stream, chat)
-        pending = reflector.importance_since_last(owner)
-        reflected = reflector.reflect(owner)
-        rederived = reflector.rederive(owner)
-    finally:
-        stream.close()
-    summary = {
-        "owner": owner,
-        "importance_since_last": round(pending, 1),
-        "threshold": reflector.config.threshold,
-        "insights": len(reflected.insights),
-        "stale_rederived": len(rederived.replaced),
-    }
-    log.warning(
-        "reflection job %s: importance since last %.0f / %.0f, %d new insights, "
-        "%d stale reflections re-derived",
-        owner,
-        pending,
-        reflector.config.threshold,
-        len(reflected.insights),
-        len(rederived.replaced),
-    )
-    return summary

@@ -4,6 +4,7 @@ calls of all agents in a step go out as one batch (`Minds`)."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -41,7 +42,6 @@ class SimConfig(BaseModel):
 
     seed: int = 0
     reflect: bool = True
-    reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
 
 
@@ -55,6 +55,7 @@ class Engine:
         minds: Minds,
         config: SimConfig | None = None,
         folder: RunFolder | None = None,
+        reflection: ReflectionConfig | None = None,
     ) -> None:
         self.scenario = scenario
         self.config = config or SimConfig()
@@ -68,8 +69,10 @@ class Engine:
             spec.name: GenerativeAgent(spec, stream, self.config.agent, spec.location)
             for spec in scenario.agents
         }
-        self.reflector = Reflector(stream, minds.model, self.config.reflection)
+        # Reflection's generation is counted in the run's ledger like every other component.
+        self.reflector = Reflector(stream, minds.counted_model("reflection"), reflection)
         self.tick = 0
+        self.wall_seconds = 0.0  # over every segment of the run, resumed ones included
         self.pending: list[EventSpec] = sorted(scenario.events, key=lambda e: e.at)
         self.rng = random.Random(self.config.seed)
         self.log_size = 0
@@ -99,6 +102,7 @@ class Engine:
 
     def step(self) -> list[Event]:
         """One tick; memories are stored during it, the checkpoint after it."""
+        started = time.perf_counter()
         self.tick += 1
         if self.tick == 1:
             self._seed()
@@ -117,6 +121,7 @@ class Engine:
         events += self._reflect(agents)
         events.append(self._whereabouts(moment))
         self.clock.tick()
+        self.wall_seconds += time.perf_counter() - started
         self._commit(events)
         return events
 
@@ -274,6 +279,7 @@ class Engine:
             "log_size": self.log_size,
             "requests": dict(self.minds.requests),
             "ledger": self.minds.ledger.as_dict(),
+            "wall_seconds": self.wall_seconds,
         }
 
     def set_state(self, state: dict[str, Any]) -> None:
@@ -286,4 +292,5 @@ class Engine:
         version, internal, gauss = state["rng"]
         self.rng.setstate((version, tuple(internal), gauss))
         self.log_size = int(state["log_size"])
+        self.wall_seconds = float(state.get("wall_seconds", 0.0))
         self.minds.restore_counts(state["requests"], state["ledger"])

@@ -1,38 +1,65 @@
-"""Start or resume a run in a folder: chroma store on disk, checkpoint, event log."""
+"""Start or resume a run in a folder: chroma store on disk, checkpoint, event log, the
+effective configuration."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from agents.generative import Minds, interview
-from memory import CachedRater, MemoryStream
+from memory import CachedRater, MemoryStream, StreamConfig
 from memory.stores.chroma import ChromaStore
+from reflection import ReflectionConfig
 from sim.checkpoint import RunFolder
 from sim.engine import Engine, SimConfig
+from sim.errors import SimError
 from sim.metrics import measure
 from sim.report import write_report
 from sim.scenario import Scenario, load_scenario
+from sim.world import World
+
+CONFIG_FILE = "config.yaml"
 
 
-def start_run(
-    scenario: Scenario, out: Path, minds: Minds, embedder: Any, config: SimConfig | None = None
-) -> Engine:
+@dataclass(frozen=True)
+class RunParts:
+    """What a run is built from; the composition root makes it from one configuration."""
+
+    minds: Minds
+    embedder: Any
+    sim: SimConfig = field(default_factory=SimConfig)
+    stream: StreamConfig = field(default_factory=StreamConfig)
+    reflection: ReflectionConfig = field(default_factory=ReflectionConfig)
+    config_text: str | None = None  # the effective configuration, kept in the run folder
+
+
+def check_inputs(scenario: Scenario, places: list[str], agents: list[str]) -> None:
+    """Refuse unknown places and agents before anything is written."""
+    world = World(scenario.world)
+    for place in places:
+        world.check(place)
+    known = [a.name for a in scenario.agents]
+    for agent in agents:
+        if agent not in known:
+            raise SimError(f"no agent named {agent!r} (known: {', '.join(known)})")
+
+
+def start_run(scenario: Scenario, out: Path, parts: RunParts) -> Engine:
     """A new run in `out` (refused if `out` already holds one)."""
     folder = RunFolder(out)
     folder.create(yaml.safe_dump(scenario.model_dump(mode="json"), sort_keys=False))
-    stream = _stream(ChromaStore.persistent(folder.memory), minds, embedder)
-    engine = Engine(scenario, stream, minds, config, folder)
+    _keep_config(folder, parts)
+    stream = _stream(ChromaStore.persistent(folder.memory), parts)
+    engine = Engine(scenario, stream, parts.minds, parts.sim, folder, parts.reflection)
     folder.save(engine.get_state())
     return engine
 
 
-def resume_run(
-    out: Path, minds: Minds, embedder: Any, config: SimConfig | None = None
-) -> tuple[Engine, int]:
+def resume_run(out: Path, parts: RunParts) -> tuple[Engine, int]:
     """The run in `out`, at its last checkpoint; also how many memories of the interrupted
     tick were rolled back."""
     folder = RunFolder(out)
@@ -40,19 +67,32 @@ def resume_run(
     scenario = load_scenario(folder.scenario)
     store = ChromaStore.persistent(folder.memory)
     dropped = folder.roll_back(store, state)
-    engine = Engine(scenario, _stream(store, minds, embedder), minds, config, folder)
+    _keep_config(folder, parts)
+    engine = Engine(
+        scenario, _stream(store, parts), parts.minds, parts.sim, folder, parts.reflection
+    )
     engine.set_state(state)
     return engine, dropped
 
 
-def _stream(store: ChromaStore, minds: Minds, embedder: Any) -> MemoryStream:
+def saved_config(out: Path) -> Path | None:
+    """The configuration a run folder keeps (read back when the run is resumed)."""
+    path = Path(out) / CONFIG_FILE
+    return path if path.is_file() else None
+
+
+def _keep_config(folder: RunFolder, parts: RunParts) -> None:
+    if parts.config_text is not None:
+        (folder.root / CONFIG_FILE).write_text(parts.config_text, encoding="utf-8")
+
+
+def _stream(store: ChromaStore, parts: RunParts) -> MemoryStream:
     """The run's memory: importance rated by the same (batched, counted) minds."""
-    return MemoryStream(store, embedder, rater=CachedRater(minds.rate_importance))
+    rater = CachedRater(parts.minds.rate_importance)
+    return MemoryStream(store, parts.embedder, rater=rater, config=parts.stream)
 
 
-def summarize(
-    engine: Engine, wall_seconds: float, model: str, *, interviews: bool = True
-) -> dict[str, Any]:
+def summarize(engine: Engine, model: str, *, interviews: bool = True) -> dict[str, Any]:
     """Interview every agent, measure the emergent behaviour, write summary.json and the report."""
     if engine.folder is None:
         raise ValueError("summarize needs an engine with a run folder")
@@ -65,19 +105,19 @@ def summarize(
     answers = interview(asked, engine.minds, moment)
     engine.stream.flush()
     events = engine.folder.events()
-    ticks = engine.tick
-    sim_minutes = ticks * engine.clock.tick_minutes
+    sim_minutes = engine.tick * engine.clock.tick_minutes
+    wall = engine.wall_seconds
     summary = {
         "scenario": engine.scenario.name,
         "model": model,
         "batched": engine.minds.batched,
         "sim_start": f"{engine.scenario.start:%Y-%m-%d %H:%M}",
         "sim_end": f"{moment:%Y-%m-%d %H:%M}",
-        "ticks": ticks,
+        "ticks": engine.tick,
         "tick_minutes": engine.clock.tick_minutes,
         "agents": list(engine.agents),
-        "wall_seconds": wall_seconds,
-        "sim_minutes_per_wall_second": sim_minutes / wall_seconds if wall_seconds else 0.0,
+        "wall_seconds": wall,
+        "sim_minutes_per_wall_second": sim_minutes / wall if wall else 0.0,
         "model_requests": sum(engine.minds.requests.values()),
         "requests": dict(engine.minds.requests),
         "ledger": engine.minds.ledger.as_dict(),

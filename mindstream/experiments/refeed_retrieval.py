@@ -4,15 +4,14 @@ find the gold fact more often? (Yu et al. 2023, Figure 4, on the 1326-fact open 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
-from lm.config import LocalModelConfig
-from lm.embeddings import MiniLMEmbeddings
-from lm.local import LocalChatModel
+from lm import DEFAULT_MODEL_SPEC
 from memory import InMemoryStore, MemoryStream, new_memory
 from mindstream.experiments.openbookqa import (
     DEFAULT_DATA,
@@ -22,7 +21,10 @@ from mindstream.experiments.openbookqa import (
     normalise_fact,
 )
 from mindstream.experiments.report import table, write_section
-from reflection.refeed import ReFeed, ReFeedConfig, fuse, stream_retriever
+from reflection.refeed import fuse, stream_retriever
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 KS = (1, 5, 10)
 QUERIES = ("question", "question + answer", "question + sampled answers")
@@ -30,7 +32,7 @@ CHUNK = 32
 
 
 def generate_answers(
-    questions: list[Question], samples: int, cache: Path, progress: Progress
+    questions: list[Question], samples: int, cache: Path, progress: Progress, parts: Parts
 ) -> dict[str, dict[str, Any]]:
     """Greedy and sampled answers per question, appended to `cache` so a rerun resumes."""
     done: dict[str, dict[str, Any]] = {}
@@ -39,8 +41,7 @@ def generate_answers(
             row = json.loads(line)
             done[row["id"]] = row
     todo = [q for q in questions if q.id not in done]
-    model = LocalChatModel(settings=LocalModelConfig(max_new_tokens=24, generation_batch_size=16))
-    refeed = ReFeed(model, model, lambda q, k: [], ReFeedConfig(samples=samples))
+    refeed = parts.refeed(lambda q, k: [], samples=samples)
     task = progress.add_task(
         "answers (greedy + sampled)", total=len(questions), completed=len(done)
     )
@@ -60,8 +61,8 @@ def generate_answers(
     return done
 
 
-def book_stream(book: list[str]) -> MemoryStream:
-    stream = MemoryStream(InMemoryStore(), MiniLMEmbeddings())
+def book_stream(book: list[str], parts: Parts) -> MemoryStream:
+    stream = parts.stream(store=InMemoryStore())
     stream.add_many([new_memory(text=f, owner="book", kind="fact", importance=1.0) for f in book])
     return stream
 
@@ -95,22 +96,27 @@ def run(
     limit: int | None = None,
     samples: int = 4,
     work: Path = Path("runs/refeed"),
+    parts: Parts | None = None,
 ) -> dict[str, Any]:
+    if parts is None:
+        raise ValueError("the ReFeed experiment needs the configuration's parts")
     started = time.perf_counter()
     questions = load_split(split, data, limit)
     book = load_book(data)
-    cache = work / f"answers-{split}-{samples}.jsonl"
+    spec = parts.config.model.spec
+    tag = "" if spec == DEFAULT_MODEL_SPEC else re.sub(r"[^\w.-]+", "_", spec) + "-"
+    cache = work / f"answers-{tag}{split}-{samples}.jsonl"  # answers of this model only
     spent = cache.with_suffix(".seconds")  # generation time summed over the runs that added to it
     cached = len(cache.read_text().splitlines()) if cache.is_file() else 0
     generation_start = time.perf_counter()
     with Progress() as progress:
-        answers = generate_answers(questions, samples, cache, progress)
+        answers = generate_answers(questions, samples, cache, progress, parts)
     new = len(cache.read_text().splitlines()) > cached
     generation_s = (time.perf_counter() - generation_start if new else 0.0) + (
         float(spent.read_text()) if spent.is_file() else 0.0
     )
     spent.write_text(f"{generation_s:.1f}")
-    stream = book_stream(book)
+    stream = book_stream(book, parts)
     results = {mode: recall(questions, answers, stream, mode) for mode in ("bm25", "embedding")}
     command = f"mindstream eval refeed-retrieval --split {split} --samples {samples}" + (
         f" --limit {limit}" if limit else ""

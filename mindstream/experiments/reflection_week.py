@@ -6,27 +6,27 @@ import json
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lm.config import LocalModelConfig
-from lm.embeddings import MiniLMEmbeddings
-from lm.local import LocalChatModel
-from memory import InMemoryStore, ManualClock, MemoryStream, new_memory, scorer_rater
+from memory import InMemoryStore, ManualClock, new_memory
 from mindstream.experiments.report import table, write_section
-from reflection import Reflector
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 DEFAULT_WEEK = Path(__file__).resolve().parents[2] / "tests" / "data" / "klaus_week.jsonl"
 START = datetime(2023, 2, 8, tzinfo=UTC)
 
 
-def run(week: Path = DEFAULT_WEEK, owner: str = "Klaus Mueller") -> dict[str, Any]:
+def run(
+    week: Path = DEFAULT_WEEK, owner: str = "Klaus Mueller", parts: Parts | None = None
+) -> dict[str, Any]:
+    if parts is None:
+        raise ValueError("the reflection experiment needs the configuration's parts")
     started = time.perf_counter()
     lines = [json.loads(x) for x in week.read_text().splitlines() if x.strip()]
     clock = ManualClock(START)
-    model = LocalChatModel(settings=LocalModelConfig(max_new_tokens=160))
-    stream = MemoryStream(
-        InMemoryStore(), MiniLMEmbeddings(), clock=clock, rater=scorer_rater(model)
-    )
+    stream = parts.stream(store=InMemoryStore(), clock=clock)
     stream.add_many(
         [
             new_memory(
@@ -38,7 +38,7 @@ def run(week: Path = DEFAULT_WEEK, owner: str = "Klaus Mueller") -> dict[str, An
         ]
     )
     clock.set(START + timedelta(days=7))
-    reflector = Reflector(stream, model)
+    reflector = parts.reflector(stream)
     pending = reflector.importance_since_last(owner)
     result = reflector.reflect(owner)
     number = {r.id: n for n, r in enumerate(stream.records(owner), start=1)}

@@ -8,21 +8,16 @@ import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
-from lm.config import LocalModelConfig
-from lm.local import LocalChatModel
 from mindstream.experiments.openbookqa import DEFAULT_DATA, load_book
 from mindstream.experiments.report import table, write_section
-from reflection.self_refine import (
-    Feedback,
-    RefineHistory,
-    SelfRefine,
-    SelfRefineConfig,
-    stop_when_satisfied,
-)
+from reflection.self_refine import Feedback, RefineHistory, stop_when_satisfied
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 STOPWORDS = set(
     [
@@ -150,21 +145,24 @@ def _curve(histories: list[RefineHistory], concepts: list[list[str]]) -> dict[st
 
 
 def run(
-    data: Path = DEFAULT_DATA, items: int = 100, seed: int = 0, chunk: int = 25
+    data: Path = DEFAULT_DATA,
+    items: int = 100,
+    seed: int = 0,
+    chunk: int = 25,
+    parts: Parts | None = None,
 ) -> dict[str, Any]:
+    if parts is None:
+        raise ValueError("the Self-Refine experiment needs the configuration's parts")
     started = time.perf_counter()
     concepts = concept_sets(load_book(data), items, seed)
     tasks = [TASK.format(words=", ".join(c)) for c in concepts]
-    model = LocalChatModel(settings=LocalModelConfig(max_new_tokens=48, generation_batch_size=16))
+    settings: dict[str, Any] = {"max_iters": ITERATIONS, "max_tokens": 48}  # one sentence
     variants = {
-        "model feedback (Self-Refine)": SelfRefine(
-            model, config=SelfRefineConfig(max_iters=ITERATIONS)
-        ),
-        "missing-words feedback (program)": SelfRefine(
-            model,
+        "model feedback (Self-Refine)": parts.self_refine(**settings),
+        "missing-words feedback (program)": parts.self_refine(
             feedback=missing_words_feedback(dict(zip(tasks, concepts, strict=True))),
             stop=stop_when_satisfied,
-            config=SelfRefineConfig(max_iters=ITERATIONS),
+            **settings,
         ),
     }
     results: dict[str, Any] = {}

@@ -13,29 +13,48 @@ import random
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 from rich.progress import Progress
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
 from lm import DEFAULT_MODEL_SPEC, MemoScorer, Scorer
-from lm.embeddings import MiniLMEmbeddings
-from lm.local import LocalChatModel
 from memory import InMemoryStore, MemoryStream, new_memory
 from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_split
 from mindstream.experiments.report import SECTIONS, table, write_section
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 CURVE = tuple(range(10, 101, 10))  # % of the train questions seen
 
 
 class Lab:
-    """One model and embedder; fresh memories on demand. The model is frozen, so each
-    (context, answer) log-likelihood is computed once and reused across curve points."""
+    """One scorer and embedder; fresh memories on demand. The model is frozen, so each
+    (context, answers) score is computed once and reused across curve points."""
 
-    def __init__(self, scorer: Scorer | None = None, embedder: Embeddings | None = None) -> None:
-        self.scorer = MemoScorer(scorer or LocalChatModel())
-        self.embedder = embedder or MiniLMEmbeddings()
+    def __init__(
+        self,
+        scorer: Scorer,
+        embedder: Embeddings,
+        spec: str = DEFAULT_MODEL_SPEC,
+        config: TeachMeConfig | None = None,
+    ) -> None:
+        self.scorer = MemoScorer(scorer)
+        self.embedder = embedder
+        self.spec = spec
+        self.config = config or TeachMeConfig(retrieve_k=5)
+
+    @classmethod
+    def of(cls, parts: Parts) -> Lab:
+        """The lab of a configuration: its scorer, embedder and TeachMe settings."""
+        return cls(
+            parts.scorer_for("teachme"),
+            parts.embedder,
+            parts.config.model.spec,
+            parts.config.teachme,
+        )
 
     def reasoner(self, facts: list[tuple[str, str]]) -> TeachableReasoner:
         stream = MemoryStream(InMemoryStore(), self.embedder)
@@ -47,7 +66,7 @@ class Lab:
                 for qid, fact in facts
             ]
         )
-        return TeachableReasoner(stream, self.scorer, config=TeachMeConfig(retrieve_k=5))
+        return TeachableReasoner(stream, self.scorer, config=self.config)
 
     def accuracy(
         self, reasoner: TeachableReasoner, questions: list[Question], direct: bool = False
@@ -90,11 +109,12 @@ def run(
     seed: int = 0,
     work: Path = Path("runs/teachme"),
     lab: Lab | None = None,
-    model: str = DEFAULT_MODEL_SPEC,
     out: Path = SECTIONS,
 ) -> dict[str, Any]:
-    """`lab` holds the model built from the spec `model` (the embedded one by default);
-    the section, JSON and plot go to `out`."""
+    """`lab` holds the scorer (`Lab.of(parts)`); the section, JSON and plot go to `out`."""
+    if lab is None:
+        raise ValueError("the TeachMe experiment needs a lab (Lab.of(parts))")
+    model = lab.spec
     started = time.perf_counter()
     hidden = load_split(split, data, limit)
     train = load_split("train", data, train_limit)
@@ -110,7 +130,6 @@ def run(
 
     state["model"] = model
     unchanged = json.dumps(state, sort_keys=True)
-    lab = lab or Lab()
     curve_questions = hidden[:curve_limit]
     with Progress() as progress:
         if "direct" not in state:

@@ -7,14 +7,16 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
-from lm.embeddings import MiniLMEmbeddings
 from memory import InMemoryStore, MemoryStream, RetrievalWeights, new_memory
 from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_split, normalise_fact
 from mindstream.experiments.report import table, write_section
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
 
 KS = (1, 2, 3, 5, 10)
 MODES = ("bm25", "embedding", "hybrid")
@@ -58,16 +60,22 @@ def recall(stream: MemoryStream, questions: list[Question], mode: str) -> dict[i
     return {k: 100.0 * hits[k] / len(questions) for k in KS}
 
 
-def run(data: Path = DEFAULT_DATA, split: str = "dev", limit: int | None = None) -> dict[str, Any]:
+def run(
+    data: Path = DEFAULT_DATA,
+    split: str = "dev",
+    limit: int | None = None,
+    parts: Parts | None = None,
+) -> dict[str, Any]:
+    if parts is None:
+        raise ValueError("the retrieval experiment needs the configuration's parts")
     started = time.perf_counter()
     train = load_split("train", data)
     questions = load_split(split, data, limit)
-    embedder = MiniLMEmbeddings()
     results: dict[str, dict[str, dict[int, float]]] = {}
     with Progress() as progress:
         bar = progress.add_task("indexings x retrieval modes", total=len(INDEXINGS) * len(MODES))
         for indexing in INDEXINGS:
-            stream = MemoryStream(InMemoryStore(), embedder)
+            stream = parts.stream(store=InMemoryStore())
             stream.add_many(
                 [
                     new_memory(

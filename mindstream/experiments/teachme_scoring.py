@@ -15,7 +15,7 @@ import numpy as np
 from rich.progress import track
 
 from agents.teachme.reasoner import Premise, context_for
-from lm import DEFAULT_MODEL_SPEC, Scorer
+from lm import DEFAULT_MODEL_SPEC
 from mindstream.experiments.openbookqa import DEFAULT_DATA, load_split
 from mindstream.experiments.report import table, write_section
 from mindstream.experiments.teachme import Lab
@@ -34,12 +34,14 @@ def run(
     data: Path = DEFAULT_DATA,
     limit: int = 100,
     offset: int = 1000,
-    scorer: Scorer | None = None,
-    model: str = DEFAULT_MODEL_SPEC,
+    lab: Lab | None = None,
 ) -> dict[str, Any]:
+    """`lab` holds the scorer (`Lab.of(parts)`)."""
+    if lab is None:
+        raise ValueError("the scoring experiment needs a lab (Lab.of(parts))")
+    model = lab.spec
     started = time.perf_counter()
     train = load_split("train", data)
-    lab = Lab(scorer)
     reasoner = lab.reasoner(list({q.fact: (q.id, q.fact) for q in train}.values()))
     questions = train[offset : offset + limit]
     right = dict.fromkeys(RULES, 0)

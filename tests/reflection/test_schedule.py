@@ -12,17 +12,18 @@ from pydantic import ValidationError
 from reflection.schedule import ReflectionSchedule, ReflectionScheduler
 
 
-def record_run(store: str, owner: str, model: str) -> None:
+def record_run(store: str, owner: str, settings: str) -> None:
     with open(Path(store) / "runs.jsonl", "a") as handle:
-        handle.write(json.dumps({"owner": owner, "model": model}) + "\n")
+        handle.write(json.dumps({"owner": owner, "settings": settings}) + "\n")
 
 
 def test_a_schedule_needs_exactly_one_trigger(tmp_path: Path) -> None:
+    where = {"owner": "klaus", "store": str(tmp_path), "job": "tests:job"}
     with pytest.raises(ValidationError, match="exactly one"):
-        ReflectionSchedule(owner="klaus", store=str(tmp_path))
+        ReflectionSchedule(**where)
     with pytest.raises(ValidationError, match="exactly one"):
-        ReflectionSchedule(owner="klaus", store=str(tmp_path), every_minutes=5, cron="* * * * *")
-    assert ReflectionSchedule(owner="klaus", store=str(tmp_path), cron="0 */2 * * *").trigger()
+        ReflectionSchedule(**where, every_minutes=5, cron="* * * * *")
+    assert ReflectionSchedule(**where, cron="0 */2 * * *").trigger()
 
 
 def test_jobs_survive_a_restart_and_run(tmp_path: Path) -> None:
@@ -32,6 +33,7 @@ def test_jobs_survive_a_restart_and_run(tmp_path: Path) -> None:
         store=str(tmp_path),
         every_minutes=1 / 60,  # every second
         job="tests.reflection.test_schedule:record_run",
+        settings="model:\n  spec: openai:x\n",
     )
     first = ReflectionScheduler(jobs)
     first.start()
@@ -50,6 +52,6 @@ def test_jobs_survive_a_restart_and_run(tmp_path: Path) -> None:
     assert runs.exists(), "the restored job never ran"
     assert json.loads(runs.read_text().splitlines()[0]) == {
         "owner": "klaus",
-        "model": "local:smollm2-135m",
+        "settings": "model:\n  spec: openai:x\n",
     }
     assert ReflectionScheduler(jobs).jobs() == []

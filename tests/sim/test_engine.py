@@ -9,7 +9,7 @@ import pytest
 from lm.fakes import HashEmbeddings
 from memory import InMemoryStore, MemoryKind, MemoryStream
 from sim import Engine, Scenario, SimConfig
-from sim.runner import resume_run, start_run
+from sim.runner import RunParts, resume_run, start_run
 from tests.sim.conftest import scenario, scripted_minds
 
 CONFIG = SimConfig(reflect=False)
@@ -97,7 +97,7 @@ def test_inner_voice_is_remembered_and_triggers_a_new_day_plan() -> None:
 
 
 def _final_state(folder: Path) -> tuple[dict[str, object], list[tuple[str, str, str, str]]]:
-    engine, _ = resume_run(folder, scripted_minds(), HashEmbeddings(), CONFIG)
+    engine, _ = resume_run(folder, _parts())
     state = engine.get_state()
     memories = [
         (r.owner, r.kind.value, r.text, r.created_at.isoformat())
@@ -105,6 +105,10 @@ def _final_state(folder: Path) -> tuple[dict[str, object], list[tuple[str, str, 
         if r.status.value == "active"
     ]
     return {k: state[k] for k in ("tick", "now", "world", "agents", "pending")}, memories
+
+
+def _parts(**options: int) -> RunParts:
+    return RunParts(minds=scripted_minds(**options), embedder=HashEmbeddings(), sim=CONFIG)
 
 
 def _one_area() -> Scenario:
@@ -121,18 +125,18 @@ def _one_area() -> Scenario:
 
 def test_a_killed_run_resumes_to_the_same_final_state(tmp_path: Path) -> None:
     whole, broken = tmp_path / "whole", tmp_path / "broken"
-    engine = start_run(_one_area(), whole, scripted_minds(), HashEmbeddings(), CONFIG)
+    engine = start_run(_one_area(), whole, _parts())
     engine.inject("Cafe: room: stove", "burning", at=engine.clock.now() + engine.clock.step * 3)
     engine.run(6)
 
-    engine = start_run(_one_area(), broken, scripted_minds(fail_after=3), HashEmbeddings(), CONFIG)
+    engine = start_run(_one_area(), broken, _parts(fail_after=3))
     engine.inject("Cafe: room: stove", "burning", at=engine.clock.now() + engine.clock.step * 3)
     with pytest.raises(RuntimeError, match="killed mid-tick"):
         engine.run(6)
     assert engine.folder is not None
     interrupted_at = engine.folder.load()["tick"]
     assert 0 < interrupted_at < 6
-    resumed, dropped = resume_run(broken, scripted_minds(), HashEmbeddings(), CONFIG)
+    resumed, dropped = resume_run(broken, _parts())
     assert dropped > 0  # the interrupted tick had written memories
     resumed.run(6 - resumed.tick)
 
@@ -144,9 +148,9 @@ def test_a_killed_run_resumes_to_the_same_final_state(tmp_path: Path) -> None:
 def test_a_run_folder_is_not_overwritten(tmp_path: Path) -> None:
     from sim import CheckpointError
 
-    start_run(scenario(), tmp_path / "run", scripted_minds(), HashEmbeddings(), CONFIG)
+    start_run(scenario(), tmp_path / "run", _parts())
     with pytest.raises(CheckpointError, match="--resume"):
-        start_run(scenario(), tmp_path / "run", scripted_minds(), HashEmbeddings(), CONFIG)
+        start_run(scenario(), tmp_path / "run", _parts())
 
 
 def test_every_component_is_counted() -> None:

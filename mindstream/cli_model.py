@@ -1,0 +1,70 @@
+"""`mindstream model serve`: a local model server for every capability, on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mindstream.cli_support import clean_errors, console
+
+app = typer.Typer(help="Serve a model for mindstream (or any OpenAI client).", no_args_is_help=True)
+
+
+@app.command()
+@clean_errors
+def serve(
+    model_path: Annotated[
+        Path | None,
+        typer.Option(help="A transformers model folder; default: the embedded SmolLM2-135M."),
+    ] = None,
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1; 0 picks a free one.")] = 8000,
+    threads: Annotated[
+        int | None, typer.Option(help="Torch threads of the server (default: MINDSTREAM_THREADS).")
+    ] = None,
+    continuous_batching: Annotated[
+        bool, typer.Option(help="Batch concurrent requests (transformers' continuous batching).")
+    ] = True,
+    decision_config: Annotated[
+        Path | None,
+        typer.Option(
+            help="Decision labels and template for /v1/systemone; default: mindstream's, which "
+            "reads its few-shot prompts as the local scorer does."
+        ),
+    ] = None,
+    log: Annotated[Path | None, typer.Option(help="Append the server's output to this file.")] = (
+        None
+    ),
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the server.")] = 120.0,
+) -> None:
+    """Start `transformers serve` on 127.0.0.1 with the embedded model (or --model-path), wait
+    until it is healthy, and print the --model and --base-url that every command takes.
+    Ctrl-C stops it."""
+    from lm.config import LocalModelConfig, default_threads
+    from lm.loading import cached_smollm2_dir
+    from lm.server import DECISION_CONFIG, ModelServer, free_port
+
+    folder = model_path or cached_smollm2_dir(LocalModelConfig().cache_dir)
+    server = ModelServer(
+        folder,
+        port=port or free_port(),
+        threads=threads or default_threads(),
+        continuous_batching=continuous_batching,
+        decision_config=decision_config or DECISION_CONFIG,
+        log=log,
+    )
+    server.start(timeout)
+    console.print(f"serving {folder} at {server.base_url} (Ctrl-C stops)", highlight=False)
+    console.print(
+        f"use it with: --model {server.spec} --base-url {server.base_url}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    try:
+        assert server.process is not None
+        server.process.wait()
+    except KeyboardInterrupt:
+        console.print("stopping the model server")
+    finally:
+        server.stop()

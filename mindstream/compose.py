@@ -1,0 +1,190 @@
+"""The composition root: the one place that builds models, scorers, embedders, stores, streams
+and the components on top of them from a `MindstreamConfig`.
+
+Everything is built lazily and once: a command that only adds a memory with a given importance
+never loads the chat model.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from lm import CallLedger, Scorer, rate_importance, resolve_model, resolve_scorer
+from memory import (
+    CachedRater,
+    ChromaStore,
+    Clock,
+    InMemoryStore,
+    MemoryStore,
+    MemoryStream,
+    StorePathError,
+)
+from mindstream.config import MindstreamConfig, load_config
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from agents.generative import Minds
+    from agents.teachme import TeachableReasoner
+    from reflection import Reflector
+    from reflection.refeed import ReFeed, Retrieve
+    from reflection.self_refine import Feedback, SelfRefine, Stop
+    from sim.runner import RunParts
+
+
+class Parts:
+    """What one configuration builds; every command, runner and experiment asks it.
+
+    `flags` and `file` are what the configuration was loaded from, so a command that finds a
+    saved configuration (a run folder's) can load it beneath the same flags.
+    """
+
+    def __init__(
+        self,
+        config: MindstreamConfig,
+        ledger: CallLedger | None = None,
+        *,
+        file: Path | None = None,
+        flags: dict[str, Any] | None = None,
+    ) -> None:
+        self.config = config
+        self.ledger = ledger or CallLedger()
+        self.file = file
+        self.flags = dict(flags or {})
+
+    @classmethod
+    def load(cls, file: Path | None = None, flags: dict[str, Any] | None = None) -> Parts:
+        """Parts of the configuration in `file`, the environment and `flags` (dotted keys)."""
+        return cls(load_config(file, flags=flags), file=file, flags=flags)
+
+    def under(self, saved: Path | None) -> Parts:
+        """These parts with a saved configuration as the file layer, unless a file was given."""
+        if saved is None or self.file is not None:
+            return self
+        return Parts.load(saved, self.flags)
+
+    # ---- models ------------------------------------------------------------------------
+    @cached_property
+    def model(self) -> BaseChatModel:
+        """The chat model, uncounted (`chat_for` gives a counted view; `Minds` counts its own)."""
+        return resolve_model(self.config.model.spec, config=self.config.model)
+
+    def chat_for(self, component: str) -> BaseChatModel:
+        """The chat model with its generation counted in `ledger` under `component`."""
+        model = self.model
+        update = {"callbacks": [self.ledger.callback()], "metadata": {"component": component}}
+        return model.model_copy(update=update)
+
+    @cached_property
+    def scorer(self) -> Scorer:
+        """The model's scorer (a served model's endpoint is probed once, here)."""
+        return resolve_scorer(self.model, self.config.model, self.ledger)
+
+    def scorer_for(self, component: str) -> Scorer:
+        scorer = self.scorer
+        if hasattr(scorer, "for_component"):
+            return scorer.for_component(component, self.ledger)
+        return scorer
+
+    @cached_property
+    def embedder(self) -> Any:
+        from lm.embeddings import MiniLMEmbeddings
+
+        return MiniLMEmbeddings(
+            batch_size=self.config.embedder.batch_size, threads=self.config.model.local.threads
+        )
+
+    # ---- memory ------------------------------------------------------------------------
+    def store(self, path: Path | None = None, *, create: bool = True) -> MemoryStore:
+        """The configured store; a chroma folder at `path` (refused if missing and not `create`)."""
+        kind = self.config.store.kind
+        if kind == "memory":
+            return InMemoryStore()
+        if kind == "chroma-server":
+            return ChromaStore.http(self.config.store.host, self.config.store.port)
+        if path is None:
+            raise StorePathError("store path: none given (use --store FOLDER)")
+        if not create and not path.exists():
+            raise StorePathError(f"store path {path} does not exist (nothing to read there)")
+        return ChromaStore.persistent(path)
+
+    def stream(
+        self,
+        path: Path | None = None,
+        *,
+        create: bool = True,
+        clock: Clock | None = None,
+        store: MemoryStore | None = None,
+    ) -> MemoryStream:
+        """A memory stream with the configured retrieval policy; importance is rated by the
+        scorer, which is built only when a memory without importance arrives."""
+        return MemoryStream(
+            store or self.store(path, create=create),
+            self.embedder,
+            clock=clock,
+            rater=self.rater(),
+            config=self.config.stream,
+        )
+
+    def rater(self) -> CachedRater:
+        return CachedRater(lambda texts: rate_importance(self.scorer_for("importance"), texts))
+
+    # ---- components --------------------------------------------------------------------
+    def reflector(self, stream: MemoryStream) -> Reflector:
+        from reflection import Reflector
+
+        return Reflector(stream, self.chat_for("reflection"), self.config.reflection)
+
+    def self_refine(
+        self, *, feedback: Feedback | None = None, stop: Stop | None = None, **changes: Any
+    ) -> SelfRefine:
+        """Self-Refine with the configured settings, `changes` applied (and validated)."""
+        from reflection.self_refine import SelfRefine, stop_when_satisfied
+
+        config = _changed(self.config.refine, changes)
+        model = self.chat_for("self-refine")
+        return SelfRefine(model, feedback=feedback, stop=stop or stop_when_satisfied, config=config)
+
+    def refeed(self, retrieve: Retrieve, **changes: Any) -> ReFeed:
+        from reflection.refeed import ReFeed
+
+        config = _changed(self.config.refeed, changes)
+        return ReFeed(self.chat_for("refeed"), self.scorer_for("refeed"), retrieve, config)
+
+    def reasoner(
+        self, stream: MemoryStream, user: str = "user", **changes: Any
+    ) -> TeachableReasoner:
+        from agents.teachme import TeachableReasoner
+
+        config = _changed(self.config.teachme, changes)
+        scorer, model = self.scorer_for("teachme"), self.chat_for("teachme")
+        return TeachableReasoner(stream, scorer, model, user=user, config=config)
+
+    def minds(self, *, batched: bool = True) -> Minds:
+        from agents.generative import Minds
+
+        return Minds(self.model, self.scorer, batched=batched, ledger=self.ledger)
+
+    def run_parts(self, *, batched: bool = True) -> RunParts:
+        """Everything a sandbox run is built from, with the effective config to keep."""
+        from sim.runner import RunParts
+
+        return RunParts(
+            minds=self.minds(batched=batched),
+            embedder=self.embedder,
+            sim=self.config.sim,
+            stream=self.config.stream,
+            reflection=self.config.reflection,
+            config_text=self.config.to_yaml(),
+        )
+
+
+def _changed(config: ModelT, changes: dict[str, Any]) -> ModelT:
+    """A copy of a frozen configuration with `changes`, validated like the original."""
+    return type(config).model_validate({**config.model_dump(), **changes})

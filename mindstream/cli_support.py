@@ -55,7 +55,9 @@ def clean_errors(command: F) -> F:
             KeyError,
         ) as error:
             # Messages hold brackets ("pip install 'mindstream[serve]'"): not rich markup.
-            errors.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+            errors.print(
+                f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True
+            )
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]

@@ -44,3 +44,24 @@ def real_embedder():  # type: ignore[no-untyped-def]
     from lm.embeddings import MiniLMEmbeddings
 
     return MiniLMEmbeddings()
+
+
+@pytest.fixture(scope="session")
+def model_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A real `transformers serve` with the embedded model on a loopback port, for the session.
+
+    Its first chat request sets up continuous batching (seconds), so it is made here.
+    """
+    import httpx
+
+    from lm.config import LocalModelConfig
+    from lm.loading import cached_smollm2_dir
+    from lm.server import ModelServer
+
+    log = tmp_path_factory.mktemp("model-server") / "server.log"
+    server = ModelServer(cached_smollm2_dir(LocalModelConfig().cache_dir), threads=1, log=log)
+    server.start(timeout=240)
+    body = {"model": server.model, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 2}
+    httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120).raise_for_status()
+    yield server
+    server.stop()

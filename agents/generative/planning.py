@@ -173,9 +173,10 @@ def day_steps(agent: GenerativeAgent, items: Sequence[str], moment: datetime) ->
             start = moment
         if (previous is None or start > previous) and start < end:
             starts.append((start, what))
+    ends = [t for t, _ in starts[1:]] + [end]
     steps = [
         PlanStep(start=s, minutes=_minutes(s, nxt), activity=a, level=DAY)
-        for (s, a), nxt in zip(starts, [t for t, _ in starts[1:]] + [end], strict=True)
+        for (s, a), nxt in zip(starts, ends[: len(starts)], strict=True)
     ]
     sleep_until = end.replace(hour=WAKE_HOUR) + timedelta(days=1)
     return [

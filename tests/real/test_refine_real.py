@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import pytest
 
-from lm.config import LocalModelConfig
 from memory import InMemoryStore, MemoryStream, new_memory
-from reflection.refeed import ReFeed, ReFeedConfig, stream_retriever
-from reflection.self_refine import SelfRefine, SelfRefineConfig
+from reflection.prompts import REFEED_SCORE_CONTEXT
+from reflection.refeed import ReFeed, ReFeedConfig, _listed, stream_retriever
+from reflection.self_refine import SelfRefine, SelfRefineConfig, stop_when_satisfied
 
 pytestmark = pytest.mark.real_model
 
 
 def test_self_refine_runs_generate_feedback_refine(real_chat_model) -> None:  # type: ignore[no-untyped-def]
-    model = real_chat_model.model_copy(update={"settings": LocalModelConfig(max_new_tokens=40)})
-    history = SelfRefine(model, config=SelfRefineConfig(max_iters=1)).run(
+    config = SelfRefineConfig(max_iters=1, max_tokens=40)
+    history = SelfRefine(real_chat_model, config=config).run(
         "Write one sentence that uses all of these words: magnet, iron, attract."
     )
-    assert history.steps[0].output and history.steps[0].feedback
-    assert len(history.steps) in (1, 2)
     print([s.model_dump() for s in history.steps])
+    first = history.steps[0]
+    assert first.output and first.feedback
+    # The model's feedback decides: a stop phrase ends it at y0, anything else is refined once.
+    assert history.stopped_by == (
+        "stop condition" if stop_when_satisfied(first.feedback, 0) else "max_iters"
+    )
+    assert len(history.steps) == (1 if history.stopped_by == "stop condition" else 2)
 
 
 def test_refeed_retrieves_with_answers_and_scores_both(real_chat_model, real_embedder) -> None:  # type: ignore[no-untyped-def]
@@ -31,16 +36,24 @@ def test_refeed_retrieves_with_answers_and_scores_both(real_chat_model, real_emb
         "the moon orbits the earth",
     ]
     stream.add_many([new_memory(text=f, owner="book", kind="fact", importance=1) for f in facts])
-    model = real_chat_model.model_copy(update={"settings": LocalModelConfig(max_new_tokens=24)})
     result = ReFeed(
-        model,
+        real_chat_model,
         real_chat_model,
         stream_retriever(stream, "book", "embedding"),
-        ReFeedConfig(samples=2, keep=2),
+        ReFeedConfig(samples=2, keep=2, max_tokens=24),
     ).run("Can a magnet attract a copper penny?")
     print(result.model_dump())
     assert len(result.samples) == 2 and result.refined
     assert set(result.documents) <= set(facts) and len(result.documents) == 2
     assert "copper is not a magnetic metal" in result.documents
+    # Kept by the answers' mean log-likelihood given the documents, as the model scores them.
+    context = REFEED_SCORE_CONTEXT.format(
+        documents=_listed(result.documents), question=result.question
+    )
+    expected = real_chat_model.choose_batch(
+        [(context, [" " + result.initial, " " + result.refined])]
+    )[0]
+    assert [result.initial_score, result.refined_score] == pytest.approx(expected, abs=1e-4)
     assert result.initial_score < 0 and result.refined_score < 0
-    assert result.answer in (result.initial, result.refined)
+    better = result.refined if expected[1] >= expected[0] else result.initial
+    assert result.answer == better

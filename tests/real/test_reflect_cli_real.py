@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from lm.embeddings import MiniLMEmbeddings
 from memory import MemoryKind, MemoryStream, new_memory
 from mindstream.cli import app
-from reflection.schedule import run_reflection_job
+from mindstream.config import MindstreamConfig
+from mindstream.jobs import reflect as reflect_job
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.real_model
@@ -39,7 +40,8 @@ def test_reflect_command_then_scheduled_job(
     reopened.close()
 
     with caplog.at_level(logging.WARNING, logger="reflection.schedule"):
-        summary = run_reflection_job(str(store), "Klaus", "local:smollm2-135m")
+        summary = reflect_job(str(store), "Klaus", MindstreamConfig().to_yaml())
     assert summary["owner"] == "Klaus" and summary["threshold"] == 150.0
+    assert summary["model"] == "local:smollm2-135m"
     assert summary["importance_since_last"] < 150  # the command's reflection reset the trigger
     assert any("reflection job Klaus" in message for message in caplog.messages)

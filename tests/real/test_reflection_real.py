@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from lm.config import LocalModelConfig
 from memory import InMemoryStore, ManualClock, MemoryKind, MemoryStream, new_memory, scorer_rater
 from reflection import Reflector
 from tests.conftest import DATA
@@ -35,8 +34,7 @@ def klaus(real_chat_model, real_embedder):  # type: ignore[no-untyped-def]
         ]
     )
     clock.set(START + timedelta(days=7))
-    model = real_chat_model.model_copy(update={"settings": LocalModelConfig(max_new_tokens=160)})
-    return stream, Reflector(stream, model)
+    return stream, Reflector(stream, real_chat_model)  # 160 new tokens: ReflectionConfig
 
 
 def test_a_week_triggers_reflection_and_every_citation_is_real(klaus) -> None:  # type: ignore[no-untyped-def]

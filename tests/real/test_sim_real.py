@@ -11,7 +11,7 @@ import pytest
 from agents.generative import Minds
 from memory import MemoryKind
 from sim import SimConfig
-from sim.runner import resume_run, start_run, summarize
+from sim.runner import RunParts, resume_run, start_run, summarize
 from tests.sim.conftest import scenario
 
 pytestmark = pytest.mark.real_model
@@ -20,7 +20,8 @@ pytestmark = pytest.mark.real_model
 def test_two_agents_on_the_real_model(real_chat_model, real_embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     minds = Minds(real_chat_model, real_chat_model)
     town = scenario(start="2023-02-14 16:00")
-    engine = start_run(town, tmp_path / "run", minds, real_embedder, SimConfig(reflect=False))
+    parts = RunParts(minds=minds, embedder=real_embedder, sim=SimConfig(reflect=False))
+    engine = start_run(town, tmp_path / "run", parts)
     engine.run(3)
     ann = engine.agents["Ann Lee"]
     assert ann.summary and "Ann Lee" in ann.summary
@@ -29,7 +30,7 @@ def test_two_agents_on_the_real_model(real_chat_model, real_embedder, tmp_path: 
     kinds = {r.kind for r in engine.stream.records("Ann Lee")}
     assert MemoryKind.PLAN in kinds
     assert minds.requests["place"] > 0 and minds.requests["importance"] > 0
-    summary = summarize(engine, 1.0, "local:smollm2-135m")
+    summary = summarize(engine, "local:smollm2-135m")
     answers = [a["answer"] for a in summary["interviews"]]
     assert len(answers) == 4 and sum(bool(a) for a in answers) >= 3
     report = Path(summary["report"]).read_text()
@@ -37,8 +38,7 @@ def test_two_agents_on_the_real_model(real_chat_model, real_embedder, tmp_path: 
     saved = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert saved["ticks"] == 3
     engine.stream.close()
-    resumed, dropped = resume_run(
-        tmp_path / "run", Minds(real_chat_model, real_chat_model), real_embedder
-    )
+    again = RunParts(minds=Minds(real_chat_model, real_chat_model), embedder=real_embedder)
+    resumed, dropped = resume_run(tmp_path / "run", again)
     assert resumed.tick == 3 and dropped == 0
     assert len(resumed.stream.records("Bob Ray")) == len(engine.stream.records("Bob Ray"))

@@ -88,7 +88,7 @@ class RetrievalWeights(BaseModel):
     recency 0.5, importance 2, relevance 3: `RetrievalWeights.original_code()`.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     recency: float = Field(1.0, ge=0.0)
     importance: float = Field(1.0, ge=0.0)
@@ -115,7 +115,7 @@ class StreamConfig(BaseModel):
     picks `ann_candidates` by relevance and the exact score re-ranks them.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     decay: float = Field(0.995, gt=0.0, lt=1.0)
     weights: RetrievalWeights = RetrievalWeights()

@@ -43,7 +43,7 @@ def fuse(rankings: Sequence[Sequence[str]], k: int) -> list[str]:
 
 
 class ReFeedConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     samples: int = Field(4, ge=1, description="diverse answers sampled per question")
     temperature: float = Field(0.8, gt=0.0)

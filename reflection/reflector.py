@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 class ReflectionConfig(BaseModel):
     """When and how much to reflect; the paper's values are the defaults."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     threshold: float = Field(150.0, gt=0, description="summed importance that triggers")
     recent: int = Field(100, ge=1, description="memories the questions are drawn from")

@@ -32,7 +32,7 @@ def stop_when_satisfied(feedback: str, iteration: int) -> bool:
 
 
 class SelfRefineConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_iters: int = Field(3, ge=0, description="refinements after the first answer")
     max_tokens: int = Field(96, ge=1, description="length of each answer and feedback")

@@ -38,7 +38,7 @@ Event = dict[str, Any]
 class SimConfig(BaseModel):
     """How the sandbox runs; the scenario gives the world and the start."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     seed: int = 0
     reflect: bool = True

@@ -29,7 +29,7 @@ class Persona(BaseModel):
 class AgentConfig(BaseModel):
     """Knobs of the agent's mind; the defaults suit the embedded 135M model."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     context_k: int = Field(6, ge=1, description="memories retrieved for a prompt")
     summary_refresh_hours: float = Field(24.0, gt=0)

@@ -35,7 +35,7 @@ FACT_KINDS = (MemoryKind.FACT, MemoryKind.CORRECTION)
 
 
 class TeachMeConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     retrieve_k: int = Field(5, ge=0, description="taught facts retrieved per question (r)")
     retrieval: RelevanceMode = "bm25"

@@ -126,6 +126,17 @@ def _place(world: World, path: str | None, field: str, *, room: bool) -> None:
         raise _FieldError(field, str(error)) from None
 
 
+class _DatesAsText(yaml.SafeLoader):
+    """YAML that leaves dates as text: pydantic parses them, so an impossible date
+    (2023-02-30) is reported with its file and field instead of failing inside the parser."""
+
+
+_DatesAsText.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
 def load_scenario(name_or_path: str | Path) -> Scenario:
     """A built-in scenario by name (`smallville`) or a YAML file; ScenarioError if invalid."""
     path = Path(name_or_path)
@@ -135,7 +146,7 @@ def load_scenario(name_or_path: str | Path) -> Scenario:
         builtin = ", ".join(p.stem for p in sorted(BUILTIN.glob("*.yaml")))
         raise ScenarioError(f"{path}: no such scenario file (built-in: {builtin})")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_DatesAsText)
     except yaml.YAMLError as error:
         raise ScenarioError(f"{path.name}: not valid YAML ({str(error).splitlines()[0]})") from None
     return parse_scenario(raw, path.name)

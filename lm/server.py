@@ -91,9 +91,13 @@ class ModelServer:
         if self.threads:
             env["OMP_NUM_THREADS"] = str(self.threads)
         output = self.log.open("ab") if self.log else subprocess.DEVNULL
-        self.process = subprocess.Popen(
-            self.command(), env=env, stdout=output, stderr=subprocess.STDOUT
-        )
+        try:
+            self.process = subprocess.Popen(
+                self.command(), env=env, stdout=output, stderr=subprocess.STDOUT
+            )
+        finally:
+            if self.log:
+                output.close()  # type: ignore[union-attr]  # the child has its own copy
         self.wait_ready(timeout)
         return self
 

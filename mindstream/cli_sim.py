@@ -146,7 +146,7 @@ def interview_command(
     if not question.strip():
         raise ValueError("QUESTION is empty")
     parts = parts.under(saved_config(run_folder))
-    engine, _ = resume_run(run_folder, parts.run_parts())
+    engine, _ = resume_run(run_folder, parts.run_parts(keep_config=False))
     if agent not in engine.agents:
         raise ValueError(f"no agent {agent!r} in {run_folder} (agents: {', '.join(engine.agents)})")
     answer = interview([(engine.agents[agent], question)], engine.minds, engine.clock.now())[0]

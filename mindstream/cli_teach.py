@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -41,10 +41,10 @@ HELP = """moves after an answer:
 
 
 def _session(
-    parts: Parts, store: Path, user: str, retrieval: RelevanceMode | None, **changes: bool
+    parts: Parts, store: Path, user: str, retrieval: RelevanceMode | None, **changes: Any
 ) -> TeachMeSession:
     if retrieval is not None:
-        changes["retrieval"] = retrieval  # type: ignore[assignment]
+        changes["retrieval"] = retrieval
     return TeachMeSession(parts.reasoner(parts.stream(store), user, **changes))
 
 

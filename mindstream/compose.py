@@ -171,8 +171,9 @@ class Parts:
 
         return Minds(self.model, self.scorer, batched=batched, ledger=self.ledger)
 
-    def run_parts(self, *, batched: bool = True) -> RunParts:
-        """Everything a sandbox run is built from, with the effective config to keep."""
+    def run_parts(self, *, batched: bool = True, keep_config: bool = True) -> RunParts:
+        """Everything a sandbox run is built from, and the effective configuration the run
+        folder keeps (not kept by a reader of the run, such as an interview)."""
         from sim.runner import RunParts
 
         return RunParts(
@@ -181,7 +182,7 @@ class Parts:
             sim=self.config.sim,
             stream=self.config.stream,
             reflection=self.config.reflection,
-            config_text=self.config.to_yaml(),
+            config_text=self.config.to_yaml() if keep_config else None,
         )
 
 

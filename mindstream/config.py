@@ -32,8 +32,6 @@ ENV_SHORTCUTS = {
     "OPENAI_BASE_URL": ("model", "served", "base_url"),
     "MINDSTREAM_THREADS": ("model", "local", "threads"),
 }
-# Read by the loader itself or by library defaults, never a configuration field.
-ENV_IGNORED = {"MINDSTREAM_CONFIG", "MINDSTREAM_CACHE_DIR"}
 
 
 class ConfigError(ValueError):
@@ -125,9 +123,11 @@ def _from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
     """`MINDSTREAM_STREAM__DECAY=0.99` sets stream.decay; a few variables are shortcuts."""
     out: dict[str, Any] = {}
     for name, raw in environ.items():
+        if not raw.strip():  # set but empty: as if unset
+            continue
         if name in ENV_SHORTCUTS:
             path: tuple[str, ...] = ENV_SHORTCUTS[name]
-        elif name.startswith(ENV_PREFIX) and "__" in name and name not in ENV_IGNORED:
+        elif name.startswith(ENV_PREFIX) and "__" in name:
             path = tuple(p.lower() for p in name[len(ENV_PREFIX) :].split("__"))
         else:
             continue

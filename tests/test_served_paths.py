@@ -13,7 +13,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from typer.testing import CliRunner
 
 from lm import CallLedger, DecisionParseError, ServedConfig, choose, p_yes, rate
-from lm.decisions import GeneratedPath, LogprobPath
+from lm.decisions import GeneratedPath, LogprobPath, _choice
 from lm.served import Endpoint, ServedChatModel, as_turns, strip_prefill
 from lm.served_scorer import ServedScorer, probe
 from lm.server import free_port
@@ -81,6 +81,27 @@ def test_chat_only_path_re_asks_with_the_error_then_reads_the_answer() -> None:
     assert fake.requests[1]["temperature"] > 0  # a re-ask samples
     first = fake.requests[0]["messages"][0]["content"]
     assert first.startswith("Answer with one whole number") and first.endswith("1 to 10 only.")
+
+
+@pytest.mark.parametrize(
+    ("reply", "index"),
+    [
+        ("B", 1),
+        ("(B)", 1),
+        ("B. the bakery", 1),
+        ("The answer is B.", 1),
+        ("Answer: (A)", 0),
+        ("I think the bakery.", 1),
+        ("A bakery, not a dentist", None),  # both named, and "A" is a word here
+        ("I think so", None),
+        ("the answer is a bakery", 1),  # "a" is not a letter label; "bakery" names the option
+        ("C", None),  # no third option
+    ],
+)
+def test_chat_only_choices_read_a_label_or_a_single_named_option(
+    reply: str, index: int | None
+) -> None:
+    assert _choice(["dentist", "bakery"])(reply) == index
 
 
 def test_chat_only_path_gives_up_with_a_typed_error_never_a_value() -> None:

@@ -37,6 +37,21 @@ def _ok(args: list[str], **options: object):  # type: ignore[no-untyped-def]
     return result
 
 
+def _two_ticks(out: Path, served: list[str]) -> list[str]:
+    """`sim run` of smallville for two 10-minute ticks, without the final interviews."""
+    return [
+        "sim",
+        "run",
+        "smallville",
+        "--hours",
+        "0.34",
+        "--out",
+        str(out),
+        "--no-interviews",
+        *served,
+    ]
+
+
 def _poignancy() -> list[dict[str, str]]:
     return [json.loads(x) for x in (DATA / "poignancy.jsonl").read_text().splitlines() if x]
 
@@ -151,17 +166,7 @@ def test_sim_survives_a_server_storm_and_resumes(model_server, tmp_path: Path) -
     env = {"MINDSTREAM_MODEL__SERVED__RETRIES": "1"}
     with FaultProxy(model_server.base_url.removesuffix("/v1")) as proxy:
         served = _served(model_server, "auto", base_url=proxy.url + "/v1")
-        run = [
-            "sim",
-            "run",
-            "smallville",
-            "--hours",
-            "0.34",
-            "--out",
-            str(out),
-            "--no-interviews",
-            *served,
-        ]
+        run = _two_ticks(out, served)
         proxy.fail_after(60)  # the first tick needs more requests than this
         failed = runner.invoke(app, run, env=env)
         assert failed.exit_code == 2, failed.output
@@ -196,19 +201,7 @@ def test_sim_survives_a_server_storm_and_resumes(model_server, tmp_path: Path) -
 def test_sim_two_ticks_and_interview_chat_only(model_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "run"
     served = _served(model_server, "generate")
-    _ok(
-        [
-            "sim",
-            "run",
-            "smallville",
-            "--hours",
-            "0.34",
-            "--out",
-            str(out),
-            "--no-interviews",
-            *served,
-        ]
-    )
+    _ok(_two_ticks(out, served))
     summary = json.loads((out / "summary.json").read_text())
     assert summary["ticks"] == 2 and summary["requests"]["importance"] > 0
     answer = _ok(["sim", "interview", str(out), "Sam Moore", "Who do you know in town?"])

@@ -99,7 +99,7 @@ def yes_share(probabilities: Sequence[float]) -> float:
 
 
 class Choice(BaseModel):
-    """The option a scorer picked, with the per-token mean log-likelihood of every option."""
+    """The option a scorer picked, with the scorer's score of every option."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -30,8 +30,10 @@ def write_report(folder: RunFolder, summary: dict[str, Any]) -> Path:
         _metrics(summary["metrics"]),
         f"![where everyone was]({plot.name})" if plot else "",
         "## Model calls per component",
+        "Seconds add up each request's time: against a server, concurrent requests overlap, so "
+        "they can exceed the wall time.",
         _table(
-            ["component", "requests", "prompt tokens", "completion tokens", "seconds"],
+            ["component", "requests", "prompt tokens", "completion tokens", "request-seconds"],
             [
                 [
                     c,

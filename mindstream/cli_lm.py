@@ -82,7 +82,8 @@ def probe(parts: Parts) -> None:
         console.print(
             f"{config.spec} at {report.url}: chat completions yes, /v1/systemone "
             f"{'yes' if report.systemone else 'no'}, log-probabilities "
-            f"{'yes' if report.logprobs else 'no'} (probed in {report.seconds:.2f} s)"
+            f"{'yes' if report.logprobs else 'no'} (probed in {report.seconds:.2f} s)",
+            soft_wrap=True,
         )
     path = getattr(getattr(scorer, "path", None), "name", "local log-likelihoods")
     table = Table("decision", "asked through", "sample", "answer", title=config.spec)

@@ -57,7 +57,7 @@ def _poignancy() -> list[dict[str, str]]:
 
 
 def test_systemone_ratings_order_memories_like_the_local_scorer(
-    model_server, real_chat_model
+    model_server, real_chat_model, capsys: pytest.CaptureFixture[str]
 ) -> None:  # type: ignore[no-untyped-def]
     items = _poignancy()
     memories = [item["memory"] for item in items]
@@ -67,7 +67,8 @@ def test_systemone_ratings_order_memories_like_the_local_scorer(
     served = rate_importance(parts.scorer, memories)
     local = rate_importance(real_chat_model, memories)
     rho = spearmanr(local, served).statistic
-    print(f"Spearman(local, /v1/systemone) over {len(items)} memories: {rho:.3f}")
+    with capsys.disabled():  # shown in every run, not only on failure
+        print(f"\nSpearman(local, /v1/systemone) over {len(items)} memories: {rho:.3f}")
     assert parts.scorer.path.name == "systemone"  # type: ignore[attr-defined]
     assert rho >= 0.8
     by_group = {
@@ -241,3 +242,10 @@ def test_a_short_429_storm_is_retried(model_server) -> None:  # type: ignore[no-
         )
         assert proxy.failed == 2 and proxy.forwarded >= 1
     assert 1.0 <= float(result.output.strip()) <= 10.0
+
+
+def test_probe_shows_the_path_of_each_decision(model_server) -> None:  # type: ignore[no-untyped-def]
+    result = _ok(["lm", "probe", *_served(model_server, "auto")])
+    assert "/v1/systemone yes, log-probabilities no" in result.output
+    lines = [line for line in result.output.splitlines() if "systemone" in line]
+    assert any("rating" in line for line in lines) and any("yes/no" in line for line in lines)

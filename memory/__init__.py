@@ -9,6 +9,7 @@ from memory.errors import (
     InvalidMemoryError,
     MemoryNotFoundError,
     MemoryStreamError,
+    StoreBusyError,
     StorePathError,
 )
 from memory.importance import CachedRater, scorer_rater
@@ -41,6 +42,7 @@ __all__ = [
     "NewMemory",
     "RetrievalWeights",
     "ScoredMemory",
+    "StoreBusyError",
     "StorePathError",
     "StreamConfig",
     "SystemClock",

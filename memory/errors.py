@@ -19,6 +19,11 @@ class StorePathError(MemoryStreamError, ValueError):
     """A store path cannot be used (it is a file, or cannot be created)."""
 
 
+class StoreBusyError(StorePathError):
+    """Another process has the on-disk store open (chroma's on-disk mode is one process at a
+    time); share it through `mindstream serve` or a chroma server instead."""
+
+
 class MemoryNotFoundError(MemoryStreamError, KeyError):
     """No memory with that id."""
 

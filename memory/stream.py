@@ -332,9 +332,10 @@ class MemoryStream:
             self.flush()
 
     def flush(self) -> None:
-        """Write pending last-access updates to the store (batched)."""
+        """Write pending last-access updates to the store (batched), and nothing else: a status
+        another process set in the meantime stays."""
         if self._pending:
-            self.store.update(list(self._pending.values()))
+            self.store.update(list(self._pending.values()), fields=("last_accessed_at",))
             self._pending.clear()
 
     def close(self) -> None:
@@ -394,8 +395,10 @@ class MemoryStream:
     def replace_many(
         self, changes: Sequence[tuple[MemoryRecord, dict[str, Any]]]
     ) -> list[MemoryRecord]:
-        """`replace` for many records, with one write to the store."""
+        """`replace` for many records; the store is told only the fields that changed (one
+        write per set of changed fields)."""
         updated = []
+        writes: dict[tuple[str, ...], list[MemoryRecord]] = {}
         for record, change in changes:
             new = record.model_copy(update=change)
             state = self._owners[record.owner]
@@ -403,9 +406,11 @@ class MemoryStream:
             state.inactive += int(was_active) - int(new.status is MemoryStatus.ACTIVE)
             state.index.status[state.index.row_of[record.id]] = STATUS_CODES[new.status]
             self._records[record.id] = new
-            self._pending.pop(record.id, None)
+            touched = ("last_accessed_at",) if self._pending.pop(record.id, None) else ()
+            writes.setdefault(tuple(sorted(change)) + touched, []).append(new)
             updated.append(new)
-        self.store.update(updated)
+        for fields, records in writes.items():
+            self.store.update(records, fields=fields)
         return updated
 
     def evidence_of(self, memory_id: str) -> list[MemoryRecord]:

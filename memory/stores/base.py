@@ -11,6 +11,15 @@ import numpy as np
 
 from memory.records import MemoryKind, MemoryRecord, MemoryStatus
 
+# What may change after a record is stored, and the flat keys each field is kept under.
+MUTABLE_FIELDS = ("status", "metadata", "last_accessed_at", "importance")
+FLAT_KEYS = {
+    "status": "status",
+    "metadata": "meta",
+    "last_accessed_at": "last_accessed_at",
+    "importance": "importance",
+}
+
 
 @runtime_checkable
 class MemoryStore(Protocol):
@@ -18,8 +27,11 @@ class MemoryStore(Protocol):
         """Insert new records with their embeddings; durable when it returns."""
         ...
 
-    def update(self, records: Sequence[MemoryRecord]) -> None:
-        """Rewrite the mutable fields (status, last access, metadata) of existing records."""
+    def update(
+        self, records: Sequence[MemoryRecord], fields: Sequence[str] = MUTABLE_FIELDS
+    ) -> None:
+        """Rewrite the named mutable fields of existing records, and only those: a process
+        writing back last access must not undo a status another process set."""
         ...
 
     def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
@@ -56,6 +68,21 @@ def to_flat(record: MemoryRecord, sequence: int | None) -> dict[str, str | int |
     if sequence is not None:
         flat["seq"] = sequence
     return flat
+
+
+def check_fields(fields: Sequence[str]) -> None:
+    unknown = set(fields) - set(MUTABLE_FIELDS)
+    if unknown:
+        raise ValueError(f"fields {sorted(unknown)} cannot change after a memory is stored")
+
+
+def changed_fields(
+    record: MemoryRecord, fields: Sequence[str]
+) -> dict[str, str | int | float | bool]:
+    """The flat form of just `fields` of a record (for a partial update)."""
+    check_fields(fields)
+    flat = to_flat(record, None)
+    return {FLAT_KEYS[name]: flat[FLAT_KEYS[name]] for name in fields}
 
 
 def from_flat(memory_id: str, text: str, flat: dict[str, Any]) -> MemoryRecord:

@@ -6,16 +6,18 @@ the collection is given an embedding function that refuses to run.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from memory.errors import StorePathError
+from memory.errors import StoreBusyError, StorePathError
 from memory.records import MemoryRecord, MemoryStatus
-from memory.stores.base import from_flat, to_flat
+from memory.stores.base import MUTABLE_FIELDS, changed_fields, from_flat, to_flat
 
 COLLECTION = "memories"
 
@@ -53,17 +55,82 @@ def _refusing_embedder() -> Any:
     return RefuseToEmbed()
 
 
+LOCK_FILE = ".mindstream.lock"
+
+
+class FolderLock:
+    """An exclusive lock on a store folder for as long as this process has it open.
+
+    chroma's on-disk mode is not safe for two processes: a second one reads stale vectors and
+    writes over the first one's changes. The lock (flock, released by the OS when a process
+    dies) turns that into a clear refusal; opens within one process share it.
+    """
+
+    _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # folder -> (file descriptor, opens)
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder.resolve()
+        held = self._held.get(self.folder)
+        if held is not None:
+            self._held[self.folder] = (held[0], held[1] + 1)
+            return
+        path = self.folder / LOCK_FILE
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(descriptor, 32).decode(errors="replace").strip() or "?"
+            os.close(descriptor)
+            raise StoreBusyError(
+                f"store path {folder} is open in another process (pid {holder}); the on-disk "
+                "store takes one process at a time: stop that one, or share the store through "
+                "`mindstream serve` (--server URL) or a chroma server"
+            ) from None
+        os.ftruncate(descriptor, 0)
+        os.write(descriptor, str(os.getpid()).encode())
+        self._held[self.folder] = (descriptor, 1)
+
+    def release(self) -> None:
+        held = self._held.get(self.folder)
+        if held is None:
+            return
+        descriptor, opens = held
+        if opens > 1:
+            self._held[self.folder] = (descriptor, opens - 1)
+            return
+        del self._held[self.folder]
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        os.close(descriptor)
+
+
+class InsertionOrder:
+    """Insertion numbers unique across processes sharing a store: microseconds since the
+    epoch (strictly increasing within a process) times 1000, plus a slot from the process id.
+    Numbers from before (0, 1, 2, ... per store) sort first."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._slot = os.getpid() % 1000
+
+    def next(self) -> int:
+        self._last = max(self._last + 1, time.time_ns() // 1000)
+        return self._last * 1000 + self._slot
+
+
 class ChromaStore:
     """A chroma collection holding text, flat metadata and embeddings of every memory."""
 
-    def __init__(self, client: Any, collection: str = COLLECTION) -> None:
+    def __init__(
+        self, client: Any, collection: str = COLLECTION, lock: FolderLock | None = None
+    ) -> None:
         self._client = client
+        self._lock = lock
         self._collection = client.get_or_create_collection(
             collection,
             embedding_function=_refusing_embedder(),
             configuration={"hnsw": {"space": "cosine"}},
         )
-        self._next_seq = self._collection.count()
+        self._sequence = InsertionOrder()
 
     @classmethod
     def persistent(cls, path: str | Path, collection: str = COLLECTION) -> ChromaStore:
@@ -74,9 +141,15 @@ class ChromaStore:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise StorePathError(f"store path {folder} cannot be created: {error}") from None
-        chromadb = _chroma()
-        settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False)
-        return cls(chromadb.PersistentClient(path=str(folder), settings=settings), collection)
+        lock = FolderLock(folder)
+        try:
+            chromadb = _chroma()
+            settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False)
+            client = chromadb.PersistentClient(path=str(folder), settings=settings)
+            return cls(client, collection, lock)
+        except BaseException:
+            lock.release()
+            raise
 
     @classmethod
     def http(
@@ -89,21 +162,23 @@ class ChromaStore:
     def put(self, records: Sequence[MemoryRecord], embeddings: np.ndarray) -> None:
         if not records:
             return
-        metadatas = [to_flat(r, self._next_seq + i) for i, r in enumerate(records)]
+        metadatas = [to_flat(r, self._sequence.next()) for r in records]
         self._collection.add(
             ids=[r.id for r in records],
             embeddings=np.asarray(embeddings, dtype=np.float32),
             documents=[r.text for r in records],
             metadatas=metadatas,
         )
-        self._next_seq += len(records)
 
-    def update(self, records: Sequence[MemoryRecord]) -> None:
+    def update(
+        self, records: Sequence[MemoryRecord], fields: Sequence[str] = MUTABLE_FIELDS
+    ) -> None:
         if not records:
             return
-        # Without "seq": chroma merges metadata, so the insertion order is kept.
+        # chroma merges metadata: keys not written (the insertion number, the fields another
+        # process owns) keep their stored values.
         self._collection.update(
-            ids=[r.id for r in records], metadatas=[to_flat(r, None) for r in records]
+            ids=[r.id for r in records], metadatas=[changed_fields(r, fields) for r in records]
         )
 
     def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
@@ -133,8 +208,6 @@ class ChromaStore:
         return list(result["ids"][0])
 
     def delete(self, ids: Sequence[str]) -> None:
-        """Meant for the newest records (a rolled-back step): insertion numbers restart from
-        the count on reopen, so deleting older ones could give two records the same number."""
         if ids:
             self._collection.delete(ids=list(ids))
 
@@ -142,4 +215,11 @@ class ChromaStore:
         return int(self._collection.count())
 
     def close(self) -> None:
-        """chroma clients hold no handle that needs closing here."""
+        """Release chroma's client (the last one on a folder stops its cached system, so a
+        later open reads what other processes wrote) and let other processes open the folder."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None

@@ -8,6 +8,7 @@ import numpy as np
 
 from memory.errors import MemoryNotFoundError
 from memory.records import MemoryRecord, MemoryStatus
+from memory.stores.base import MUTABLE_FIELDS, check_fields
 
 
 class InMemoryStore:
@@ -22,12 +23,16 @@ class InMemoryStore:
             self._records[record.id] = record
             self._vectors[record.id] = np.array(vector, dtype=np.float32)
 
-    def update(self, records: Sequence[MemoryRecord]) -> None:
+    def update(
+        self, records: Sequence[MemoryRecord], fields: Sequence[str] = MUTABLE_FIELDS
+    ) -> None:
         missing = [r.id for r in records if r.id not in self._records]
         if missing:
             raise MemoryNotFoundError(f"cannot update unknown memories {missing[:3]}")
+        check_fields(fields)
         for record in records:
-            self._records[record.id] = record
+            change = {name: getattr(record, name) for name in fields}
+            self._records[record.id] = self._records[record.id].model_copy(update=change)
 
     def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
         ids = list(self._records)

@@ -108,3 +108,16 @@ def test_delete_removes_records_for_good(store: MemoryStore) -> None:
     assert loaded == ["m0", "m1"]
     store.put([_record(9)], _vectors(1, seed=3))
     assert [r.id for records, _ in store.load() for r in records] == ["m0", "m1", "m9"]
+
+
+def test_an_update_writes_only_the_fields_it_names(store: MemoryStore) -> None:
+    store.put([_record(1)], _vectors(1))
+    later = datetime(2023, 3, 1, 9, 0, tzinfo=UTC)
+    forgotten = _record(1, status=MemoryStatus.FORGOTTEN)
+    store.update([forgotten], fields=("status",))
+    touched = _record(1, last_accessed_at=later)  # this writer still thinks it is active
+    store.update([touched], fields=("last_accessed_at",))
+    (loaded,), _ = _load_all(store)
+    assert loaded.status is MemoryStatus.FORGOTTEN and loaded.last_accessed_at == later
+    with pytest.raises(ValueError, match="cannot change"):
+        store.update([touched], fields=("text",))

@@ -17,12 +17,14 @@ from memory.records import (
     MemoryKind,
     MemoryRecord,
     MemoryStatus,
+    NewMemory,
     RetrievalWeights,
     ScoredMemory,
     StreamConfig,
+    new_memory,
 )
 from memory.stores import ChromaStore, InMemoryStore, MemoryStore
-from memory.stream import MemoryStream, NewMemory, new_memory
+from memory.stream import MemoryStream
 
 __all__ = [
     "CachedRater",

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from memory.records import MemoryRecord, MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.stream import MemoryStream, NewMemory
+    from memory.records import NewMemory
+    from memory.stream import MemoryStream
 
 
 def forget(stream: MemoryStream, memory_id: str) -> MemoryRecord:

@@ -19,6 +19,16 @@ class CitationGraph:
         for source in cited:
             self._cited_by[source].add(memory_id)
 
+    def remove(self, memory_ids: Iterable[str]) -> None:
+        """Forget the nodes and every edge touching them."""
+        for memory_id in memory_ids:
+            for source in self._cites.pop(memory_id, ()):
+                self._cited_by.get(source, set()).discard(memory_id)
+            for citing in self._cited_by.pop(memory_id, set()):
+                self._cites[citing] = tuple(
+                    s for s in self._cites.get(citing, ()) if s != memory_id
+                )
+
     def evidence_of(self, memory_id: str) -> list[str]:
         """Everything `memory_id` rests on, nearest first."""
         return self._walk(memory_id, lambda node: self._cites.get(node, ()))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+from memory.errors import InvalidMemoryError
 
 MetadataValue = str | int | float | bool
 
@@ -108,17 +110,25 @@ RelevanceMode = Literal["embedding", "bm25", "hybrid"]
 
 
 class StreamConfig(BaseModel):
-    """How a stream scores and stores memories.
+    """How a stream scores and stores memories: its retrieval policy.
 
-    `decay` is per hour of the stream's clock (the paper's 0.99 per sandbox hour is
-    `decay=0.99`). Above `ann_threshold` memories of one owner, an ANN prefilter from the store
-    picks `ann_candidates` by relevance and the exact score re-ranks them.
+    `decay` is per `recency_unit_hours` of the stream's clock: the paper's 0.99 per sandbox
+    hour is `decay=0.99`; an assistant that lives for months wants days (`24`). With `gate`,
+    the Park score re-ranks only the `gate` most relevant memories (by `mode`), so recency and
+    importance order the relevant ones instead of filling the top with the newest. Above
+    `ann_threshold` memories of one owner, an ANN prefilter from the store picks
+    `ann_candidates` by relevance and the exact score re-ranks them.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     decay: float = Field(0.995, gt=0.0, lt=1.0)
+    recency_unit_hours: float = Field(1.0, gt=0.0, description="the time unit of `decay`")
     weights: RetrievalWeights = RetrievalWeights()
+    mode: RelevanceMode = Field("embedding", description="relevance when a query names none")
+    gate: int | None = Field(
+        None, ge=1, description="re-rank only the N (at least k) most relevant memories"
+    )
     dimension: int = Field(384, ge=1)
     precision: Literal["float32", "float16"] = "float32"
     ann_threshold: int | None = Field(None, ge=1)
@@ -128,3 +138,28 @@ class StreamConfig(BaseModel):
     default_importance: dict[MemoryKind, float] = Field(
         default_factory=lambda: {MemoryKind.CORRECTION: 8.0}
     )
+
+
+class NewMemory(BaseModel):
+    """What a caller gives to `add_many`; the stream fills in id, times and importance."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: MemoryText
+    owner: str = Field(min_length=1)
+    kind: MemoryKind = MemoryKind.OBSERVATION
+    importance: float | None = Field(None, ge=1.0, le=10.0)
+    evidence: tuple[str, ...] = ()
+    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
+    created_at: datetime | None = None
+
+
+def new_memory(**fields: Any) -> NewMemory:
+    """Build a NewMemory, turning validation errors into one line naming the field."""
+    try:
+        return NewMemory(**fields)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "memory"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise InvalidMemoryError(f"{where}: {message} (got {first.get('input')!r})") from None

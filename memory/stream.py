@@ -15,13 +15,12 @@ from typing import Any
 from uuid import uuid4
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory import corrections
 from memory.clock import Clock, SystemClock, to_hours
 from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
 from memory.importance import RateTexts
-from memory.index import OwnerIndex, Scored, minmax
+from memory.index import OwnerIndex, Scored
 from memory.lexical import LexicalIndex
 from memory.provenance import CitationGraph
 from memory.records import (
@@ -30,41 +29,17 @@ from memory.records import (
     MemoryKind,
     MemoryRecord,
     MemoryStatus,
-    MemoryText,
-    MetadataValue,
+    NewMemory,
     RelevanceMode,
     RetrievalWeights,
     ScoredMemory,
     StreamConfig,
+    new_memory,
 )
+from memory.relevance import check_mode, gate, relevance
 from memory.stores.base import MemoryStore
 
 _ACTIVE = STATUS_CODES[MemoryStatus.ACTIVE]
-
-
-class NewMemory(BaseModel):
-    """What a caller gives to `add_many`; the stream fills in id, times and importance."""
-
-    model_config = ConfigDict(frozen=True)
-
-    text: MemoryText
-    owner: str = Field(min_length=1)
-    kind: MemoryKind = MemoryKind.OBSERVATION
-    importance: float | None = Field(None, ge=1.0, le=10.0)
-    evidence: tuple[str, ...] = ()
-    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
-    created_at: datetime | None = None
-
-
-def new_memory(**fields: Any) -> NewMemory:
-    """Build a NewMemory, turning validation errors into one line naming the field."""
-    try:
-        return NewMemory(**fields)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "memory"
-        message = str(first["msg"]).removeprefix("Value error, ")
-        raise InvalidMemoryError(f"{where}: {message} (got {first.get('input')!r})") from None
 
 
 @dataclass
@@ -211,7 +186,8 @@ class MemoryStream:
 
     def _owner(self, owner: str) -> _Owner:
         if owner not in self._owners:
-            index = OwnerIndex(self.config.dimension, self.config.decay, self.config.precision)
+            hourly = self.config.decay ** (1.0 / self.config.recency_unit_hours)
+            index = OwnerIndex(self.config.dimension, hourly, self.config.precision)
             self._owners[owner] = _Owner(index)
         return self._owners[owner]
 
@@ -228,7 +204,7 @@ class MemoryStream:
         since: datetime | None = None,
         until: datetime | None = None,
         include_inactive: bool = False,
-        mode: RelevanceMode = "embedding",
+        mode: RelevanceMode | None = None,
         touch: bool = True,
     ) -> list[ScoredMemory]:
         """Top-k memories of `owner` by recency, importance and relevance to `query`."""
@@ -291,27 +267,23 @@ class MemoryStream:
         state: _Owner,
         query: str,
         rows: np.ndarray | None,
-        mode: RelevanceMode,
+        mode: RelevanceMode | None,
         weights: tuple[float, float, float],
         k: int,
     ) -> Scored:
-        if mode not in ("embedding", "bm25", "hybrid"):
-            raise InvalidMemoryError(f"mode: {mode!r} is not embedding, bm25 or hybrid")
-        if mode == "bm25":
-            scores = state.lexical.scores(query)
-            return state.index.score(scores if rows is None else scores[rows], weights, k, rows)
-        vector = self._embed([query])[0]
-        if mode == "embedding":
+        mode = mode or self.config.mode
+        check_mode(mode)
+        vector = None if mode == "bm25" else self._embed([query])[0]
+        if mode == "embedding" and self.config.gate is None:
             threshold = self.config.ann_threshold
             if threshold is not None and state.index.size > threshold:
-                rows = self._ann_rows(owner, state, vector, rows)
-            return state.index.search(vector, weights, k, rows)
-        cosine = state.index.relevance(vector, rows)
-        lexical = state.lexical.scores(query)
-        lexical = lexical if rows is None else lexical[rows]
+                rows = self._ann_rows(owner, state, vector, rows)  # type: ignore[arg-type]
+            return state.index.search(vector, weights, k, rows)  # type: ignore[arg-type]
         alpha = self.config.hybrid_alpha
-        hybrid = alpha * minmax(lexical) + (1 - alpha) * minmax(cosine)
-        return state.index.score(hybrid, weights, k, rows)
+        scores = relevance(state.index, state.lexical, query, vector, rows, mode, alpha)
+        if self.config.gate is not None:
+            scores, rows = gate(scores, rows, max(self.config.gate, k))
+        return state.index.score(scores, weights, k, rows)
 
     def _ann_rows(
         self, owner: str, state: _Owner, vector: np.ndarray, rows: np.ndarray | None
@@ -373,6 +345,18 @@ class MemoryStream:
     def forget(self, memory_id: str) -> MemoryRecord:
         """Mark a memory forgotten; reflections citing it become stale."""
         return corrections.forget(self, memory_id)
+
+    def drop_owner(self, owner: str) -> int:
+        """Remove every memory of `owner` for good, from the store, the index and the citation
+        graph (a user deleted); how many."""
+        ids = [r.id for r in self.records(owner)]
+        self.store.delete(ids)
+        for memory_id in ids:
+            self._records.pop(memory_id, None)
+            self._pending.pop(memory_id, None)
+        self._graph.remove(ids)
+        self._owners.pop(owner, None)
+        return len(ids)
 
     def forget_all(self, owner: str) -> int:
         return corrections.forget_all(self, owner)

@@ -9,6 +9,7 @@ import typer
 
 from mindstream.cli_support import clean_errors, configured, console
 from mindstream.experiments.openbookqa import DEFAULT_DATA
+from mindstream.experiments.report import SECTIONS as DEFAULT_SECTIONS
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
@@ -127,6 +128,46 @@ def teachme_scoring(
     from mindstream.experiments.teachme_scoring import run
 
     console.print(run(data, limit, offset, Lab.of(parts))["accuracy"])
+
+
+@app.command("long-memory")
+@clean_errors
+@configured
+def long_memory(
+    parts: Parts,
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="Long conversations as JSON: [{sample_id, conversation: {speaker_a, speaker_b, "
+            "session_N: [{speaker, dia_id, text}], session_N_date_time}, qa: [{question, answer, "
+            "evidence: [D<session>:<turn>], category}]}]. "
+            "tests/data/long_memory.json is mindstream's own."
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option(help="Where the section goes (docs/results by default).")
+    ] = DEFAULT_SECTIONS,
+    importance: Annotated[
+        float | None,
+        typer.Option(help="Give every turn this importance instead of rating it with the model."),
+    ] = None,
+    answer: Annotated[
+        bool, typer.Option(help="Also answer every question with the model; score token F1.")
+    ] = False,
+) -> None:
+    """Evidence recall@5/10/25 on long conversations: relevance only, the Park default and the
+    assistant's policy; changed facts; ingestion and query speed."""
+    from mindstream.experiments.long_memory_eval import run
+
+    if importance is not None and not 1 <= importance <= 10:
+        raise ValueError(f"--importance must be between 1 and 10 (got {importance:g})")
+    result = run(data, out, parts, importance, answer)
+    for name, policy in result["policies"].items():
+        recall = policy["recall"]["all"]
+        console.print(
+            f"{name}: R@10 {recall[10]:.2f}, changed facts right "
+            f"{policy['changed_right']}/{policy['changed_total']}"
+        )
 
 
 @app.command()

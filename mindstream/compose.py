@@ -30,6 +30,7 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+    from agents.assistant import Assistant
     from agents.generative import Minds
     from agents.teachme import TeachableReasoner
     from reflection import Reflector
@@ -166,6 +167,21 @@ class Parts:
         scorer, model = self.scorer_for("teachme"), self.chat_for("teachme")
         return TeachableReasoner(stream, scorer, model, user=user, config=config)
 
+    def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
+        """The personal assistant on its own stream (the assistant's retrieval policy)."""
+        from agents.assistant import Assistant
+
+        stream = MemoryStream(
+            store or self.store(path),
+            self.embedder,
+            rater=self.rater(),
+            config=self.config.assistant.stream,
+        )
+        reflector = self.reflector(stream)
+        return Assistant(
+            stream, self.chat_for("assistant"), self.config.assistant, reflector.reflect
+        )
+
     def minds(self, *, batched: bool = True) -> Minds:
         from agents.generative import Minds
 
@@ -180,7 +196,7 @@ class Parts:
             minds=self.minds(batched=batched),
             embedder=self.embedder,
             sim=self.config.sim,
-            stream=self.config.stream,
+            stream=self.config.sim.stream,
             reflection=self.config.reflection,
             config_text=self.config.to_yaml() if keep_config else None,
         )

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agents.assistant import AssistantConfig
 from agents.teachme import TeachMeConfig
 from lm import ModelConfig
 from memory import StreamConfig
@@ -58,8 +59,9 @@ class StoreConfig(BaseModel):
 
 
 class MindstreamConfig(BaseModel):
-    """Model, scorer, embedder, store, stream and retrieval policy, reflection, refinement,
-    TeachMe and the sandbox: every tuning number in one place."""
+    """Model, scorer, embedder, store, retrieval policy per use (`stream` for memory commands,
+    `sim.stream` for towns, `assistant.stream` for an assistant's months), reflection,
+    refinement, TeachMe, the sandbox and the assistant: every tuning number in one place."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -72,6 +74,7 @@ class MindstreamConfig(BaseModel):
     refeed: ReFeedConfig = Field(default_factory=ReFeedConfig)
     teachme: TeachMeConfig = Field(default_factory=TeachMeConfig)
     sim: SimConfig = Field(default_factory=SimConfig)
+    assistant: AssistantConfig = Field(default_factory=AssistantConfig)
 
     def to_yaml(self) -> str:
         """The effective configuration, as a file `--config` reads back."""

@@ -24,7 +24,7 @@ from agents.generative import (
     react_to_objects,
     refresh_summaries,
 )
-from memory import MemoryStream, NewMemory
+from memory import MemoryStream, NewMemory, StreamConfig
 from reflection import ReflectionConfig, Reflector
 from sim.checkpoint import RunFolder
 from sim.clock import SimClock
@@ -43,6 +43,9 @@ class SimConfig(BaseModel):
     seed: int = 0
     reflect: bool = True
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    stream: StreamConfig = Field(
+        default_factory=StreamConfig, description="the town's retrieval policy (hours, days)"
+    )
 
 
 class Engine:

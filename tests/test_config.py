@@ -25,8 +25,11 @@ stream:
   decay: 0.99
   weights: {recency: 0.5, importance: 2, relevance: 3}
 reflection: {threshold: 40}
-sim: {seed: 7, reflect: true}
+sim:
+  seed: 7
+  stream: {decay: 0.98, weights: {recency: 1, importance: 2, relevance: 4}}
 teachme: {retrieve_k: 3}
+assistant: {k: 5, stream: {gate: 20}}
 """
 
 
@@ -78,7 +81,8 @@ def test_the_sim_the_reflector_and_an_experiment_get_what_one_file_says(
     parts = Parts.load(config_file)
     parts.__dict__["embedder"] = HashEmbeddings()  # the one real part a unit test swaps out
     engine = start_run(load_scenario("smallville"), tmp_path / "run", parts.run_parts())
-    assert engine.stream.config.weights.importance == 2.0 and engine.stream.config.decay == 0.99
+    town = engine.stream.config  # the town's policy, not the memory commands'
+    assert (town.weights.relevance, town.decay) == (4.0, 0.98)
     assert engine.reflector.config.threshold == 40.0 and engine.config.seed == 7
     served = engine.minds.model
     endpoint = served.endpoint  # type: ignore[attr-defined]
@@ -94,6 +98,8 @@ def test_the_sim_the_reflector_and_an_experiment_get_what_one_file_says(
     assert stream.config.weights.relevance == 3.0
     lab = Lab.of(parts)
     assert lab.spec == "openai:town-model" and lab.config.retrieve_k == 3
+    assistant = parts.config.assistant
+    assert (assistant.k, assistant.stream.gate, assistant.stream.recency_unit_hours) == (5, 20, 24)
     assert parts.reasoner(stream, retrieve_k=2).config.retrieve_k == 2  # a change, validated
     with pytest.raises(ValueError, match="retrieve_k"):
         parts.reasoner(stream, retrieve_k=-1)

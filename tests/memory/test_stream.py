@@ -271,3 +271,36 @@ def test_langchain_retriever_returns_documents_with_score_parts(stream: MemorySt
     docs = retriever.invoke("party")
     assert docs[0].page_content == "Isabella is planning a party"
     assert {"score", "recency", "importance", "relevance", "kind"} <= set(docs[0].metadata)
+
+
+def test_recency_decays_per_configured_unit(clock: ManualClock) -> None:
+    daily = StreamConfig(decay=0.5, recency_unit_hours=24)
+    stream = MemoryStream(InMemoryStore(), HashEmbeddings(), clock=clock, config=daily)
+    stream.add("tea", owner="ana", importance=5, created_at=clock.now() - timedelta(days=2))
+    (found,) = stream.retrieve("tea", 1, owner="ana")
+    assert found.recency_raw == pytest.approx(0.25)  # two days at 0.5 per day
+
+
+def test_the_gate_lets_recency_order_only_relevant_memories(clock: ManualClock) -> None:
+    """Months of chatter: without a gate, recency fills the top with the last session; with
+    it, recency only decides between the relevant memories (the newer address first)."""
+    weights = RetrievalWeights(recency=1, importance=0, relevance=1)
+    config = StreamConfig(mode="hybrid", weights=weights)
+    streams = [
+        MemoryStream(InMemoryStore(), HashEmbeddings(), clock=clock, config=c)
+        for c in (config, config.model_copy(update={"gate": 2}))
+    ]
+    now = clock.now()
+    items = [("Maya lives in Porto", now - timedelta(days=120))]
+    items.append(("Maya lives in Lisbon", now - timedelta(days=10)))
+    items += [(f"we talked about lunch {n}", now - timedelta(hours=n)) for n in range(20)]
+    for stream in streams:
+        stream.add_many(
+            [new_memory(text=t, owner="u", importance=5, created_at=at) for t, at in items]
+        )
+    plain, gated = (
+        [m.record.text for m in s.retrieve("Where does Maya live?", 2, owner="u", touch=False)]
+        for s in streams
+    )
+    assert any("lunch" in text for text in plain)
+    assert gated == ["Maya lives in Lisbon", "Maya lives in Porto"]

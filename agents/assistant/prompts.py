@@ -1,0 +1,15 @@
+"""Named prompt templates of the personal assistant."""
+
+from __future__ import annotations
+
+from langchain_core.prompts import PromptTemplate
+
+ANSWER = PromptTemplate.from_template(
+    "You are a personal assistant with a long memory of the user.\n"
+    "What you remember (oldest first, with dates):\n{memories}\n"
+    "{history}"
+    "User: {message}\n"
+    "Answer in one or two sentences, using what you remember; if it is not there, say so."
+)
+MEMORY_LINE = PromptTemplate.from_template("- [{date}] {text}")
+HISTORY = PromptTemplate.from_template("The conversation so far:\n{turns}\n")

@@ -96,7 +96,9 @@ def load_config(
         (_from_environment(environ), "environment"),
         (_nested({k: v for k, v in (flags or {}).items() if v is not None}), "flags"),
     ]
-    merged: dict[str, Any] = {}
+    # Layers go over the defaults, so a partial section keeps its use's defaults
+    # (`assistant.stream.gate` alone leaves the assistant's recency in days).
+    merged: dict[str, Any] = MindstreamConfig().model_dump(mode="json")
     sources: dict[tuple[str, ...], str] = {}
     for values, source in layers:
         _merge(merged, values, sources, source, ())

@@ -12,6 +12,7 @@ from mindstream import (
     cli_memory,
     cli_model,
     cli_reflection,
+    cli_serve,
     cli_sim,
     cli_teach,
 )
@@ -29,6 +30,8 @@ app.add_typer(cli_memory.app, name="memory")
 app.add_typer(cli_eval.app, name="eval")
 app.add_typer(cli_sim.app, name="sim")
 app.add_typer(cli_model.app, name="model")
+app.add_typer(cli_serve.users_app, name="users")
+app.command()(cli_serve.serve)
 app.command()(cli_reflection.reflect)
 app.command()(cli_reflection.refine)
 app.command()(cli_teach.ask)

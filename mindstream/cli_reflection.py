@@ -19,8 +19,12 @@ if TYPE_CHECKING:
 @configured
 def reflect(
     parts: Parts,
-    store: Annotated[Path, typer.Option("--store", "-s", help="Folder of the chromadb store.")],
-    owner: Annotated[str, typer.Option("--owner", "-o", help="Whose memories to reflect on.")],
+    store: Annotated[
+        Path | None, typer.Option("--store", "-s", help="Folder of the chromadb store.")
+    ] = None,
+    owner: Annotated[
+        str, typer.Option("--owner", "-o", help="Whose memories to reflect on.")
+    ] = "user",
     force: Annotated[
         bool, typer.Option(help="Reflect even if the importance trigger has not fired.")
     ] = False,
@@ -30,10 +34,23 @@ def reflect(
     cron: Annotated[
         str | None, typer.Option(help="Keep running: reflect on this crontab line.")
     ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(help="A running `mindstream serve`: reflect on your user's memories there."),
+    ] = None,
+    api_key: Annotated[
+        str | None, typer.Option(help="Your key on --server (or MINDSTREAM_API_KEY).")
+    ] = None,
 ) -> None:
     """Reflect on OWNER's recent memories: print the questions, the insights and their evidence.
     With --every-minutes or --cron, schedule it instead (jobs persist in the store folder, with
     the configuration they were scheduled with)."""
+    if (store is None) == (server is None):
+        raise ValueError("give either --store FOLDER or --server URL")
+    if server is not None:
+        _remote(server, api_key)
+        return
+    assert store is not None
     if every_minutes is not None or cron is not None:
         _schedule(parts, store, owner, every_minutes, cron)
         return
@@ -64,6 +81,17 @@ def reflect(
         )
     if rederived.replaced:
         console.print(f"re-derived {len(rederived.replaced)} stale reflection(s)")
+
+
+def _remote(server: str, api_key: str | None) -> None:
+    """Reflect on the service (which also runs each user's scheduled reflection)."""
+    from mindstream.client import ServiceClient
+
+    result = ServiceClient(server, api_key).reflect()
+    for question in result["questions"]:
+        console.print(f"[bold]question:[/] {question}", highlight=False)
+    for insight in result["insights"]:
+        console.print(f"insight: {insight}", highlight=False)
 
 
 def _schedule(

@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from lm import LMError
 from memory import MemoryStreamError
+from mindstream.client import ServiceError
 from mindstream.experiments.openbookqa import DataError
 from sim.errors import SimError
 
@@ -46,6 +47,7 @@ def clean_errors(command: F) -> F:
         try:
             return command(*args, **kwargs)
         except (
+            ServiceError,
             LMError,
             MemoryStreamError,
             DataError,

@@ -19,6 +19,7 @@ from agents.assistant import AssistantConfig
 from agents.teachme import TeachMeConfig
 from lm import ModelConfig
 from memory import StreamConfig
+from mindstream.service.config import ServiceConfig
 from reflection import ReflectionConfig
 from reflection.refeed import ReFeedConfig
 from reflection.self_refine import SelfRefineConfig
@@ -75,6 +76,7 @@ class MindstreamConfig(BaseModel):
     teachme: TeachMeConfig = Field(default_factory=TeachMeConfig)
     sim: SimConfig = Field(default_factory=SimConfig)
     assistant: AssistantConfig = Field(default_factory=AssistantConfig)
+    service: ServiceConfig = Field(default_factory=ServiceConfig)
 
     def to_yaml(self) -> str:
         """The effective configuration, as a file `--config` reads back."""

@@ -1,0 +1,5 @@
+"""`python -m mindstream`: the command line."""
+
+from mindstream.cli import main
+
+main()

@@ -1,0 +1,107 @@
+"""`mindstream serve` (the assistant as a REST service) and `mindstream users` (its users)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from mindstream.cli_support import clean_errors, configured, console
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
+
+users_app = typer.Typer(
+    help="Manage the users of a running `mindstream serve`.", no_args_is_help=True
+)
+
+ServerOption = Annotated[str, typer.Option("--server", help="URL of a running `mindstream serve`.")]
+AdminKey = Annotated[
+    str | None,
+    typer.Option(
+        "--admin-key",
+        help="The service's admin key (default: MINDSTREAM_ADMIN_KEY; `serve` prints where it "
+        "wrote it).",
+    ),
+]
+
+
+@clean_errors
+@configured
+def serve(
+    parts: Parts,
+    data: Annotated[
+        Path | None, typer.Option(help="Folder of the store, users and jobs (service.data).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help="Port (service.port); 0 picks a free one.")
+    ] = None,
+) -> None:
+    """Serve the personal assistant over REST (OpenAPI at /docs) on 127.0.0.1, many users, one
+    store; the single writer of that store. Ctrl-C stops it."""
+    import uvicorn
+
+    from lm.server import free_port
+    from mindstream.service.app import Service, create_app
+
+    changes = {k: v for k, v in {"data": data, "port": port}.items() if v is not None}
+    config = type(parts.config.service).model_validate(
+        {**parts.config.service.model_dump(), **changes}
+    )
+    if config.port == 0:
+        config = config.model_copy(update={"port": free_port()})
+    service = Service(parts, config)
+    where = f"http://{config.host}:{config.port}"
+    console.print(
+        f"mindstream serving {config.data} at {where} (OpenAPI: {where}/docs)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if service.admin_key_file is not None:
+        console.print(
+            f"admin key in {service.admin_key_file} (mode 0600)", highlight=False, soft_wrap=True
+        )
+    uvicorn.run(create_app(service), host=config.host, port=config.port, log_level="warning")
+
+
+def _admin(server: str, key: str | None) -> object:
+    from mindstream.client import ServiceClient
+
+    return ServiceClient(server, key or os.environ.get("MINDSTREAM_ADMIN_KEY") or "")
+
+
+@users_app.command("add")
+@clean_errors
+def add_user(
+    name: Annotated[str, typer.Argument(help="The new user's name.")],
+    server: ServerOption,
+    admin_key: AdminKey = None,
+) -> None:
+    """Create a user; print their API key (shown this once)."""
+    created = _admin(server, admin_key).call("POST", "/admin/users", json={"name": name})  # type: ignore[attr-defined]
+    console.print(f"user {created['user']}: key {created['key']}", highlight=False, soft_wrap=True)
+
+
+@users_app.command("list")
+@clean_errors
+def list_users(server: ServerOption, admin_key: AdminKey = None) -> None:
+    """List the users."""
+    table = Table("user")
+    for name in _admin(server, admin_key).call("GET", "/admin/users"):  # type: ignore[attr-defined]
+        table.add_row(name)
+    console.print(table)
+
+
+@users_app.command("remove")
+@clean_errors
+def remove_user(
+    name: Annotated[str, typer.Argument(help="The user to delete, with all their memories.")],
+    server: ServerOption,
+    admin_key: AdminKey = None,
+) -> None:
+    """Delete a user: their memories, reflections, key and scheduled reflection."""
+    done = _admin(server, admin_key).call("DELETE", f"/admin/users/{name}")  # type: ignore[attr-defined]
+    console.print(f"removed {done['user']} and {done['memories_removed']} memories")

@@ -1,0 +1,1 @@
+"""The HTTP service: the personal assistant for many users (FastAPI + uvicorn)."""

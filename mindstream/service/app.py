@@ -1,0 +1,265 @@
+"""`mindstream serve`: the personal assistant as a REST service for many users.
+
+(No `from __future__ import annotations` here: FastAPI reads the routes' annotations, and the
+per-service `User` dependency is a local name.)
+
+Each API key belongs to one user and every route acts on that user's memories only: another
+user's memory id answers 404, exactly like an unknown one. The service is the single writer
+of its store. Errors are JSON `{"error": {"code", "message"}}`; no traceback reaches a client.
+"""
+
+import logging
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from agents.assistant import Correction, Reply
+from lm import ServedModelError
+from memory import InvalidMemoryError, MemoryNotFoundError
+from mindstream.service import jobs
+from mindstream.service.config import ServiceConfig
+from mindstream.service.limits import BodyLimit, RateLimiter
+from mindstream.service.schemas import (
+    ChatIn,
+    CorrectionIn,
+    FoundOut,
+    MemoryIn,
+    MemoryOut,
+    SupersedeIn,
+    UserIn,
+)
+from mindstream.service.users import UserExists, Users, admin_key
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
+
+log = logging.getLogger("mindstream.service")
+
+
+class Service:
+    """What the app serves: the assistant on the data folder's store, users, limits, jobs."""
+
+    def __init__(self, parts: "Parts", config: ServiceConfig) -> None:
+        config.data.mkdir(parents=True, exist_ok=True)
+        self.config = config
+        self.assistant = parts.assistant(config.data / "memory")
+        self.users = Users(config.data)
+        self.admin_key, self.admin_key_file = admin_key(config.data)
+        self.limiter = RateLimiter(config.rate_per_minute, config.burst)
+        self.reflections = jobs.UserReflections(
+            config.data, parts.config.assistant.reflect_every_minutes
+        )
+        # Load the embedder now: the first request should not wait seconds for it.
+        self.assistant.stream.embed(["warm up"])
+
+    def close(self) -> None:
+        self.reflections.stop()
+        self.assistant.stream.close()
+
+
+def create_app(service: Service) -> Any:
+    """The ASGI app: FastAPI behind the body-size limit."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        jobs.attach(service.assistant)
+        service.reflections.start()
+        yield
+        service.close()
+
+    app = FastAPI(
+        title="mindstream",
+        description="A personal assistant with a long memory, per user (Bearer API key).",
+        lifespan=lifespan,
+    )
+    _errors(app)
+    app.include_router(_user_routes(service), prefix="/v1")
+    app.include_router(_admin_routes(service), prefix="/admin")
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return BodyLimit(app, service.config.max_body_bytes)
+
+
+def _key(authorization: str | None) -> str:
+    scheme, _, key = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        raise HTTPException(401, "missing API key: send 'Authorization: Bearer <key>'")
+    return key.strip()
+
+
+def _user_routes(service: Service) -> APIRouter:
+    def user(authorization: Annotated[str | None, Header()] = None) -> str:
+        key = _key(authorization)
+        name = service.users.who(key)
+        if name is None:
+            raise HTTPException(401, "unknown API key")
+        _limit(service, key)
+        return name
+
+    User = Annotated[str, Depends(user)]
+    assistant = service.assistant
+    router = APIRouter()
+
+    @router.post("/chat")
+    def chat(body: ChatIn, me: User) -> Reply:
+        return assistant.chat(me, body.message)
+
+    @router.post("/memories")
+    def remember(body: MemoryIn, me: User) -> MemoryOut:
+        return MemoryOut.of(assistant.remember(me, body.text, body.importance, body.kind))
+
+    @router.get("/memories")
+    def memories(
+        me: User,
+        kind: str | None = None,
+        status: str | None = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> list[MemoryOut]:
+        found = assistant.memories(me, kind, status)[offset : offset + limit]
+        return [MemoryOut.of(r) for r in found]
+
+    @router.get("/memories/{memory_id}")
+    def memory(memory_id: str, me: User) -> MemoryOut:
+        return MemoryOut.of(assistant.memory(me, memory_id))
+
+    @router.delete("/memories/{memory_id}")
+    def forget(memory_id: str, me: User) -> MemoryOut:
+        return MemoryOut.of(assistant.forget(me, memory_id))
+
+    @router.post("/memories/{memory_id}/supersede")
+    def supersede(memory_id: str, body: SupersedeIn, me: User) -> MemoryOut:
+        return MemoryOut.of(assistant.supersede(me, memory_id, body.text))
+
+    @router.get("/search")
+    def search(
+        me: User,
+        q: Annotated[str, Query(min_length=1, max_length=1000)],
+        k: Annotated[int, Query(ge=1, le=100)] = 10,
+    ) -> list[FoundOut]:
+        return [FoundOut.of(m) for m in assistant.search(me, q, k)]
+
+    @router.post("/corrections")
+    def correct(body: CorrectionIn, me: User) -> MemoryOut:
+        return MemoryOut.of(assistant.correct(me, Correction(**body.model_dump())))
+
+    @router.post("/reflections")
+    def reflect(me: User) -> dict[str, Any]:
+        result = assistant.reflect(me)
+        return {"questions": result.questions, "insights": [i.record.text for i in result.insights]}
+
+    @router.get("/reflections")
+    def reflections(me: User) -> list[dict[str, Any]]:
+        return assistant.reflections(me)
+
+    @router.get("/export")
+    def export(me: User) -> dict[str, Any]:
+        return assistant.export(me)
+
+    @router.get("/stats")
+    def stats(me: User) -> dict[str, Any]:
+        records = assistant.memories(me)
+        return {
+            "user": me,
+            "memories": len(records),
+            "by_kind": _count(r.kind.value for r in records),
+            "by_status": _count(r.status.value for r in records),
+        }
+
+    @router.delete("/me")
+    def delete_me(me: User) -> dict[str, Any]:
+        return _delete_user(service, me)
+
+    return router
+
+
+def _admin_routes(service: Service) -> APIRouter:
+    def admin(authorization: Annotated[str | None, Header()] = None) -> None:
+        key = _key(authorization)
+        if key != service.admin_key:
+            raise HTTPException(401, "not the admin key")
+        _limit(service, key)
+
+    router = APIRouter(dependencies=[Depends(admin)])
+
+    @router.post("/users", status_code=201)
+    def add_user(body: UserIn) -> dict[str, str]:
+        key = service.users.create(body.name)
+        service.reflections.add(body.name)
+        return {"user": body.name, "key": key}
+
+    @router.get("/users")
+    def users() -> list[str]:
+        return service.users.names()
+
+    @router.delete("/users/{name}")
+    def delete_user(name: str) -> dict[str, Any]:
+        if name not in service.users.names():
+            raise HTTPException(404, f"no user {name!r}")
+        return _delete_user(service, name)
+
+    return router
+
+
+def _delete_user(service: Service, name: str) -> dict[str, Any]:
+    """Memories (reflections included) from store and index, the key, the scheduled job."""
+    removed = service.assistant.delete_user(name)
+    service.reflections.remove(name)
+    service.users.remove(name)
+    return {"user": name, "memories_removed": removed}
+
+
+def _limit(service: Service, key: str) -> None:
+    wait = service.limiter.wait_for(key)
+    if wait:
+        raise HTTPException(
+            429, f"rate limit: retry in {wait:.1f} s", headers={"Retry-After": f"{wait:.0f}"}
+        )
+
+
+def _count(values: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def _errors(app: FastAPI) -> None:
+    def reply(code: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+        return JSONResponse({"error": {"code": code, "message": message}}, code, headers)
+
+    def handler(code: int) -> Callable[[Request, Exception], Any]:
+        async def handle(request: Request, error: Exception) -> JSONResponse:
+            return reply(code, str(error))
+
+        return handle
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        return reply(error.status_code, str(error.detail), dict(error.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid request"}
+        where = ".".join(str(p) for p in first["loc"])
+        return reply(422, f"{where}: {first['msg']}")
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, error: Exception) -> JSONResponse:
+        log.error(
+            "%s %s failed: %s: %s", request.method, request.url.path, type(error).__name__, error
+        )
+        return reply(500, "internal error (see the service log)")
+
+    app.add_exception_handler(MemoryNotFoundError, handler(404))
+    app.add_exception_handler(UserExists, handler(409))
+    app.add_exception_handler(InvalidMemoryError, handler(422))
+    app.add_exception_handler(ValueError, handler(422))
+    app.add_exception_handler(ServedModelError, handler(502))

@@ -1,0 +1,20 @@
+"""How `mindstream serve` runs: where its data lives and the limits it enforces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ServiceConfig(BaseModel):
+    """The service's address (loopback by default), its data folder and its limits."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=0, le=65535)
+    data: Path = Field(Path("runs/service"), description="store, users and scheduled jobs")
+    max_body_bytes: int = Field(64 * 1024, ge=1024, description="larger requests get 413")
+    rate_per_minute: float = Field(600.0, gt=0, description="requests per API key per minute")
+    burst: int = Field(60, ge=1, description="requests a key may make at once")

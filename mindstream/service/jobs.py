@@ -1,0 +1,61 @@
+"""Scheduled reflection per user, on the running service's live stream.
+
+apscheduler keeps the jobs (in the service's sqlite job store) across restarts; a job names
+this module's function and its user, and reaches the stream through the service running in
+this process.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from reflection.schedule import ReflectionSchedule, ReflectionScheduler
+
+log = logging.getLogger("mindstream.service")
+JOB = "mindstream.service.jobs:reflect_user"
+_running: dict[str, Any] = {}  # "assistant": the live Assistant of this process
+
+
+def attach(assistant: Any) -> None:
+    _running["assistant"] = assistant
+
+
+def reflect_user(store: str, owner: str, settings: str) -> None:
+    assistant = _running.get("assistant")
+    if assistant is None:
+        log.warning("reflection for %s skipped: no service running in this process", owner)
+        return
+    result = assistant.reflect(owner)
+    log.warning("reflection for %s: %d insights", owner, len(getattr(result, "insights", [])))
+
+
+class UserReflections:
+    """One interval job per user in a persistent job store."""
+
+    def __init__(self, folder: Path, every_minutes: float | None) -> None:
+        self.every_minutes = every_minutes
+        self.store = str(folder / "memory")
+        self.scheduler = ReflectionScheduler(folder / "jobs.sqlite")
+
+    def start(self) -> None:
+        self.scheduler.start()
+
+    def add(self, user: str) -> None:
+        if self.every_minutes is not None:
+            schedule = ReflectionSchedule(
+                owner=user, store=self.store, job=JOB, every_minutes=self.every_minutes
+            )
+            self.scheduler.add(schedule)
+
+    def remove(self, user: str) -> None:
+        job = f"reflect:{user}@{self.store}"
+        if job in self.scheduler.jobs():
+            self.scheduler.remove(job)
+
+    def jobs(self) -> list[str]:
+        return self.scheduler.jobs()
+
+    def stop(self) -> None:
+        self.scheduler.shutdown()

@@ -44,6 +44,7 @@ class Tally:
     def __init__(self) -> None:
         self.recall: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
         self.changed: list[bool] = []
+        self.changed_rows: list[dict[str, Any]] = []
         self.seconds = 0.0
         self.queries = 0
 
@@ -54,7 +55,11 @@ class Tally:
             for name in (question.category, "all"):
                 self.recall[name][k].append(found)
         if question.outdated:
-            self.changed.append(_current_first(question, ranked[CHANGED_K]))
+            right, current, stale = _current_first(question, ranked[CHANGED_K])
+            self.changed.append(right)
+            self.changed_rows.append(
+                {"question": question.question, "right": right, "current": current, "old": stale}
+            )
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -65,16 +70,19 @@ class Tally:
             "questions": {c: len(by_k[KS[0]]) for c, by_k in self.recall.items()},
             "changed_right": sum(self.changed),
             "changed_total": len(self.changed),
+            "changed": self.changed_rows,
             "ms_per_query": 1000 * self.seconds / max(self.queries, 1),
         }
 
 
-def _current_first(question: Question, ranked: list[str]) -> bool:
-    """The current fact's turn is in the top `CHANGED_K` and above every outdated turn."""
+def _current_first(question: Question, ranked: list[str]) -> tuple[bool, int | None, int | None]:
+    """Whether the current fact's turn is in the top `CHANGED_K` and above every outdated
+    turn; and the 1-based ranks of the current and the best outdated turn (None: not there)."""
     position = {dia_id: n for n, dia_id in enumerate(ranked)}
-    current = min((position.get(e, len(ranked)) for e in question.evidence), default=len(ranked))
-    stale = min((position.get(e, len(ranked)) for e in question.outdated), default=len(ranked))
-    return current < CHANGED_K and current < stale
+    current = min((position[e] for e in question.evidence if e in position), default=None)
+    stale = min((position[e] for e in question.outdated if e in position), default=None)
+    right = current is not None and (stale is None or current < stale)
+    return right, None if current is None else current + 1, None if stale is None else stale + 1
 
 
 def run(
@@ -286,5 +294,23 @@ that stated the old fact. Questions: {counts}. Skipped while reading: {skipped}.
 
 {table(header, rows)}
 
+Changed facts under the assistant default (rank of the current turn / of the old one among
+the top {CHANGED_K}; "-": not there):
+
+{_changed_rows(policies["assistant default"]["changed"])}
+
 {answers}
 """
+
+
+def _changed_rows(rows: list[dict[str, Any]]) -> str:
+    def rank(value: int | None) -> str:
+        return "-" if value is None else str(value)
+
+    return table(
+        ["question", "current", "old", "right"],
+        [
+            [r["question"], rank(r["current"]), rank(r["old"]), "yes" if r["right"] else "no"]
+            for r in rows
+        ],
+    )

@@ -1,0 +1,121 @@
+"""The long-memory evaluation: a tolerant reader of the conversation format, token F1, and the
+command on mindstream's own data set (the real embedder; importance given, so no chat model)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mindstream.cli import app
+from mindstream.experiments.long_memory import DataProblem, load
+from mindstream.experiments.long_memory_eval import token_f1
+from tests.conftest import DATA
+
+GOOD_TURNS = [
+    {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a cat called Miso."},
+    {"speaker": "Bo", "dia_id": "D1:2", "text": "Lovely!"},
+    {"speaker": "Ana", "dia_id": "D1-3", "text": "malformed id"},
+    {"speaker": "Ana", "dia_id": "D1:4"},
+]
+
+
+def _write(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_the_reader_skips_and_counts_what_it_cannot_use(tmp_path: Path) -> None:
+    sample = {
+        "sample_id": "s1",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Bo",
+            "session_1": GOOD_TURNS,
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_2": [{"speaker": "Bo", "dia_id": "D2:1", "text": "hi"}],
+            "session_2_date_time": "sometime",
+        },
+        "qa": [
+            {"question": "What is Ana's cat called?", "answer": "Miso", "evidence": ["D1:1"]},
+            {"question": "Who said hi?", "evidence": ["D2:1"]},
+            {"answer": "no question"},
+            {"question": "Evidence in a string", "evidence": "D1:1; D1:2", "category": 4},
+        ],
+    }
+    samples, skipped = load(_write(tmp_path, [sample, {"qa": []}, "junk"]))
+    (loaded,) = samples
+    assert [t.dia_id for t in loaded.turns] == ["D1:1", "D1:2"]
+    assert loaded.turns[0].at.isoformat() == "2023-05-08T13:56:00+00:00"
+    assert [q.evidence for q in loaded.questions] == [["D1:1"], ["D1:1", "D1:2"]]
+    assert loaded.questions[1].category == "4"
+    assert skipped == {
+        "turn with a malformed dia_id": 1,
+        "turn without text": 1,
+        "session without a readable date": 1,
+        "question without evidence among the turns": 1,
+        "question without text": 1,
+        "sample without a conversation": 2,
+    }
+
+
+def test_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(DataProblem, match="expected a list of samples"):
+        load(_write(tmp_path, {"not": "a list"}))
+    broken = tmp_path / "broken.json"
+    broken.write_text("[{")
+    result = CliRunner().invoke(
+        app, ["eval", "long-memory", "--data", str(broken), "--importance", "5"]
+    )
+    assert result.exit_code == 2 and "not readable JSON" in result.output
+
+
+def test_token_f1() -> None:
+    assert token_f1("It is Biscuit.", "Biscuit") == pytest.approx(2 / 3)
+    assert token_f1("The Lisbon flat", "Lisbon") == pytest.approx(2 / 3)
+    assert token_f1("no idea", "Biscuit") == 0.0
+    assert token_f1("Biscuit", "Biscuit") == 1.0
+
+
+@pytest.mark.real_model
+def test_the_assistant_policy_recalls_at_least_as_well_as_relevance_alone(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "long-memory",
+            "--data",
+            str(DATA / "long_memory.json"),
+            "--importance",
+            "5",
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "long_memory.json").read_text())
+    assert (data["turns"], data["questions"], data["skipped"]) == (344, 101, {})
+    recall = {name: p["recall"]["all"] for name, p in data["policies"].items()}
+    relevance_only = [v for name, v in recall.items() if "relevance only" in name]
+    best = max(v["10"] for v in relevance_only)
+    assert recall["assistant default"]["10"] >= best
+    assert recall["Park default (equal weights, hours)"]["10"] < 0.5 * best  # recency swamps
+    changed = data["policies"]["assistant default"]
+    print(
+        f"assistant R@10 {recall['assistant default']['10']:.2f} (best relevance-only {best:.2f}), "
+        f"changed facts right {changed['changed_right']}/{changed['changed_total']}"
+    )
+    assert changed["changed_right"] >= max(
+        p["changed_right"] for n, p in data["policies"].items() if "relevance only" in n
+    )
+    assert (out / "long_memory.md").read_text().count("| assistant default |") == 1
+
+
+def test_the_committed_data_set_is_what_the_generator_writes() -> None:
+    from mindstream.experiments.long_memory_data import build
+
+    assert json.loads((DATA / "long_memory.json").read_text()) == [build()]

@@ -1,45 +1,103 @@
 """Model layer: chat models behind langchain-core, scoring, embeddings, structured output.
 
-Importing `lm` does not import torch; the transformers backends load on first use.
-"""
+Importing `lm` does not import torch; the transformers backends load on first use."""
 
-from lm.accounting import CallLedger, ComponentUsage
-from lm.config import (
-    DEFAULT_LOCAL_MODEL,
-    DEFAULT_MODEL_SPEC,
-    LocalModelConfig,
-    ModelConfig,
-    ServedConfig,
+from typing import TYPE_CHECKING
+
+from lm.lazy import attach
+
+if TYPE_CHECKING:
+    from lm.accounting import CallLedger, ComponentUsage
+    from lm.config import (
+        DEFAULT_LOCAL_MODEL,
+        DEFAULT_MODEL_SPEC,
+        LocalModelConfig,
+        ModelConfig,
+        ServedConfig,
+    )
+    from lm.errors import (
+        DecisionParseError,
+        LMError,
+        MissingExtraError,
+        ModelPackageMissingError,
+        RealModelForbiddenError,
+        ScoringInputError,
+        ServedModelError,
+        ServerBusyError,
+        ServerRejectedError,
+        ServerUnreachableError,
+        StructuredOutputError,
+        UnknownModelSpecError,
+    )
+    from lm.importance import rate_importance
+    from lm.resolve import resolve_model, resolve_scorer
+    from lm.scoring import (
+        Choice,
+        LikelihoodScorer,
+        LogLikelihood,
+        MemoScorer,
+        Scorer,
+        choose,
+        choose_many,
+        p_yes,
+        rate,
+    )
+    from lm.structured import ParseError, complete_batch, generate_structured, parse_json_object
+    from lm.truth import belief
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "lm.accounting": (
+            "CallLedger",
+            "ComponentUsage",
+        ),
+        "lm.config": (
+            "DEFAULT_LOCAL_MODEL",
+            "DEFAULT_MODEL_SPEC",
+            "LocalModelConfig",
+            "ModelConfig",
+            "ServedConfig",
+        ),
+        "lm.errors": (
+            "DecisionParseError",
+            "LMError",
+            "MissingExtraError",
+            "ModelPackageMissingError",
+            "RealModelForbiddenError",
+            "ScoringInputError",
+            "ServedModelError",
+            "ServerBusyError",
+            "ServerRejectedError",
+            "ServerUnreachableError",
+            "StructuredOutputError",
+            "UnknownModelSpecError",
+        ),
+        "lm.importance": ("rate_importance",),
+        "lm.resolve": (
+            "resolve_model",
+            "resolve_scorer",
+        ),
+        "lm.scoring": (
+            "Choice",
+            "LikelihoodScorer",
+            "LogLikelihood",
+            "MemoScorer",
+            "Scorer",
+            "choose",
+            "choose_many",
+            "p_yes",
+            "rate",
+        ),
+        "lm.structured": (
+            "ParseError",
+            "complete_batch",
+            "generate_structured",
+            "parse_json_object",
+        ),
+        "lm.truth": ("belief",),
+    },
 )
-from lm.errors import (
-    DecisionParseError,
-    LMError,
-    MissingExtraError,
-    ModelPackageMissingError,
-    RealModelForbiddenError,
-    ScoringInputError,
-    ServedModelError,
-    ServerBusyError,
-    ServerRejectedError,
-    ServerUnreachableError,
-    StructuredOutputError,
-    UnknownModelSpecError,
-)
-from lm.importance import rate_importance
-from lm.resolve import resolve_model, resolve_scorer
-from lm.scoring import (
-    Choice,
-    LikelihoodScorer,
-    LogLikelihood,
-    MemoScorer,
-    Scorer,
-    choose,
-    choose_many,
-    p_yes,
-    rate,
-)
-from lm.structured import ParseError, complete_batch, generate_structured, parse_json_object
-from lm.truth import belief
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",

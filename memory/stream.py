@@ -335,6 +335,11 @@ class MemoryStream:
     def owners(self) -> list[str]:
         return sorted(self._owners)
 
+    def count(self, owner: str) -> int:
+        """How many memories `owner` has (any status), without listing them."""
+        state = self._owners.get(owner)
+        return 0 if state is None else state.index.size
+
     def records(self, owner: str | None = None) -> list[MemoryRecord]:
         return [r for r in self._records.values() if owner is None or r.owner == owner]
 

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from lm import rate_importance
 from mindstream.cli_support import clean_errors, configured, console
 
 if TYPE_CHECKING:
@@ -44,6 +43,8 @@ def rate(
 ) -> None:
     """Print the importance (1-10) of each MEMORY: Generative Agents' poignancy prompt, few-shot,
     scored as the expected value over the model's probabilities of the ratings 1..10."""
+    from lm import rate_importance
+
     if any(not m.strip() for m in memories):
         raise ValueError("a MEMORY is empty")
     ratings = rate_importance(parts.scorer_for("importance"), memories)
@@ -70,7 +71,7 @@ SAMPLE_CHOICE = (
 def probe(parts: Parts) -> None:
     """Show how each kind of decision is asked of the configured model (a server is probed once:
     /v1/systemone, first-token log-probabilities, or parsed replies), with a sample answer."""
-    from lm import belief, choose
+    from lm import belief, choose, rate_importance
 
     config = parts.config.model
     scorer = parts.scorer

@@ -17,7 +17,6 @@ from rich.markup import escape
 from lm import LMError
 from memory import MemoryStreamError
 from mindstream.client import ServiceError
-from mindstream.experiments.openbookqa import DataError
 from sim.errors import SimError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -50,7 +49,6 @@ def clean_errors(command: F) -> F:
             ServiceError,
             LMError,
             MemoryStreamError,
-            DataError,
             SimError,
             ValueError,
             FileNotFoundError,
@@ -146,10 +144,8 @@ CONFIG_OPTIONS: list[tuple[str, Any, str | None]] = [
 def configured(command: Callable[..., Any]) -> Callable[..., Any]:
     """Give a command the configuration options and call it with `parts`, the `Parts` built
     from its config file, the environment and its flags. The command declares `parts`."""
-    from mindstream.compose import Parts
-
-    # Commands import `Parts` for type checking only; it is supplied here.
-    signature = inspect.signature(command, locals={"Parts": Parts}, eval_str=True)
+    # Commands import `Parts` for type checking only; its annotation needs no real class here.
+    signature = inspect.signature(command, locals={"Parts": Any}, eval_str=True)
     own = [p for p in signature.parameters.values() if p.name != "parts"]
     added = [
         inspect.Parameter(
@@ -163,6 +159,8 @@ def configured(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> Any:
+        from mindstream.compose import Parts
+
         given = {name: kwargs.pop(name) for name, _, _ in CONFIG_OPTIONS}
         flags = {key: given[name] for name, _, key in CONFIG_OPTIONS if key is not None}
         parts = Parts.load(given["config"], flags)

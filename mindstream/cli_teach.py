@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from agents.teachme import Answer, TeachMeSession, split_choices
 from memory.records import RelevanceMode
 from mindstream.cli_support import clean_errors, configured, console
 
 if TYPE_CHECKING:
+    from agents.teachme import Answer, TeachMeSession
     from mindstream.compose import Parts
 
 StoreOption = Annotated[
@@ -43,6 +43,8 @@ HELP = """moves after an answer:
 def _session(
     parts: Parts, store: Path, user: str, retrieval: RelevanceMode | None, **changes: Any
 ) -> TeachMeSession:
+    from agents.teachme import TeachMeSession
+
     if retrieval is not None:
         changes["retrieval"] = retrieval
     return TeachMeSession(parts.reasoner(parts.stream(store), user, **changes))
@@ -74,6 +76,8 @@ def ask(
     ] = False,
 ) -> None:
     """Answer a multiple-choice question with a proof built from taught facts."""
+    from agents.teachme import split_choices
+
     stem, choices = split_choices(question)
     if not stem or len(choices) < 2:
         raise ValueError("give the question with at least two choices: 'QUESTION (A) ... (B) ...'")

@@ -6,9 +6,10 @@ The key comes from `--api-key` or MINDSTREAM_API_KEY; errors are one line naming
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 KEY_ENV = "MINDSTREAM_API_KEY"
 
@@ -23,11 +24,15 @@ class ServiceClient:
         key = key or os.environ.get(KEY_ENV, "")
         if not key:
             raise ServiceError(f"--server {self.url}: give the API key (--api-key or {KEY_ENV})")
+        import httpx
+
         self._http = httpx.Client(
             base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=timeout
         )
 
     def call(self, method: str, path: str, **options: Any) -> Any:
+        import httpx
+
         try:
             response = self._http.request(method, path, **options)
         except httpx.HTTPError as error:

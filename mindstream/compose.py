@@ -2,7 +2,7 @@
 and the components on top of them from a `MindstreamConfig`.
 
 Everything is built lazily and once: a command that only adds a memory with a given importance
-never loads the chat model.
+never loads the chat model, and one that talks to a service imports none of it.
 """
 
 from __future__ import annotations
@@ -13,16 +13,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from lm import CallLedger, Scorer, rate_importance, resolve_model, resolve_scorer
-from memory import (
-    CachedRater,
-    ChromaStore,
-    Clock,
-    InMemoryStore,
-    MemoryStore,
-    MemoryStream,
-    StorePathError,
-)
 from mindstream.config import MindstreamConfig, load_config
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -33,6 +23,8 @@ if TYPE_CHECKING:
     from agents.assistant import Assistant
     from agents.generative import Minds
     from agents.teachme import TeachableReasoner
+    from lm import CallLedger, Scorer
+    from memory import CachedRater, Clock, MemoryStore, MemoryStream
     from reflection import Reflector
     from reflection.refeed import ReFeed, Retrieve
     from reflection.self_refine import Feedback, SelfRefine, Stop
@@ -55,9 +47,16 @@ class Parts:
         flags: dict[str, Any] | None = None,
     ) -> None:
         self.config = config
-        self.ledger = ledger or CallLedger()
+        self._ledger = ledger
         self.file = file
         self.flags = dict(flags or {})
+
+    @cached_property
+    def ledger(self) -> CallLedger:
+        """Model calls per component, of everything these parts build."""
+        from lm import CallLedger
+
+        return self._ledger or CallLedger()
 
     @classmethod
     def load(cls, file: Path | None = None, flags: dict[str, Any] | None = None) -> Parts:
@@ -74,6 +73,8 @@ class Parts:
     @cached_property
     def model(self) -> BaseChatModel:
         """The chat model, uncounted (`chat_for` gives a counted view; `Minds` counts its own)."""
+        from lm import resolve_model
+
         return resolve_model(self.config.model.spec, config=self.config.model)
 
     def chat_for(self, component: str) -> BaseChatModel:
@@ -85,6 +86,8 @@ class Parts:
     @cached_property
     def scorer(self) -> Scorer:
         """The model's scorer (a served model's endpoint is probed once, here)."""
+        from lm import resolve_scorer
+
         return resolve_scorer(self.model, self.config.model, self.ledger)
 
     def scorer_for(self, component: str) -> Scorer:
@@ -104,6 +107,8 @@ class Parts:
     # ---- memory ------------------------------------------------------------------------
     def store(self, path: Path | None = None, *, create: bool = True) -> MemoryStore:
         """The configured store; a chroma folder at `path` (refused if missing and not `create`)."""
+        from memory import ChromaStore, InMemoryStore, StorePathError
+
         kind = self.config.store.kind
         if kind == "memory":
             return InMemoryStore()
@@ -125,6 +130,8 @@ class Parts:
     ) -> MemoryStream:
         """A memory stream with the configured retrieval policy; importance is rated by the
         scorer, which is built only when a memory without importance arrives."""
+        from memory import MemoryStream
+
         return MemoryStream(
             store or self.store(path, create=create),
             self.embedder,
@@ -134,6 +141,9 @@ class Parts:
         )
 
     def rater(self) -> CachedRater:
+        from lm import rate_importance
+        from memory import CachedRater
+
         return CachedRater(lambda texts: rate_importance(self.scorer_for("importance"), texts))
 
     # ---- components --------------------------------------------------------------------
@@ -170,6 +180,7 @@ class Parts:
     def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
         """The personal assistant on its own stream (the assistant's retrieval policy)."""
         from agents.assistant import Assistant
+        from memory import MemoryStream
 
         stream = MemoryStream(
             store or self.store(path),

@@ -15,15 +15,13 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agents.assistant import AssistantConfig
-from agents.teachme import TeachMeConfig
-from lm import ModelConfig
-from memory import StreamConfig
+from agents.assistant.config import AssistantConfig
+from agents.teachme.config import TeachMeConfig
+from lm.config import ModelConfig
+from memory.records import StreamConfig
 from mindstream.service.config import ServiceConfig
-from reflection import ReflectionConfig
-from reflection.refeed import ReFeedConfig
-from reflection.self_refine import SelfRefineConfig
-from sim import SimConfig
+from reflection.config import ReFeedConfig, ReflectionConfig, SelfRefineConfig
+from sim.config import SimConfig
 
 ENV_PREFIX = "MINDSTREAM_"
 # Variables with a meaning of their own, and where they land in the configuration.

@@ -1,5 +1,26 @@
 """Reflection layer: reflection trees, scheduled reflection, Self-Refine, ReFeed."""
 
-from reflection.reflector import Insight, ReflectionConfig, ReflectionResult, Reflector
+from typing import TYPE_CHECKING
 
-__all__ = ["Insight", "ReflectionConfig", "ReflectionResult", "Reflector"]
+from lm.lazy import attach
+
+if TYPE_CHECKING:
+    from reflection.config import ReFeedConfig, ReflectionConfig, SelfRefineConfig
+    from reflection.reflector import Insight, ReflectionResult, Reflector
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "reflection.config": ("ReFeedConfig", "ReflectionConfig", "SelfRefineConfig"),
+        "reflection.reflector": ("Insight", "ReflectionResult", "Reflector"),
+    },
+)
+
+__all__ = [
+    "Insight",
+    "ReFeedConfig",
+    "ReflectionConfig",
+    "ReflectionResult",
+    "Reflector",
+    "SelfRefineConfig",
+]

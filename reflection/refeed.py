@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from lm import Scorer, complete_batch
 from memory import MemoryStream, RetrievalWeights
 from memory.records import RelevanceMode
+from reflection.config import ReFeedConfig
 from reflection.prompts import REFEED_ANSWER, REFEED_REFINE, REFEED_SCORE_CONTEXT
 
 Retrieve = Callable[[str, int], list[str]]  # (query, k) -> documents, best first
@@ -40,16 +41,6 @@ def fuse(rankings: Sequence[Sequence[str]], k: int) -> list[str]:
         for rank, document in enumerate(ranking):
             scores[document] = scores.get(document, 0.0) + 1.0 / (RRF_K + rank + 1)
     return sorted(scores, key=lambda d: -scores[d])[:k]
-
-
-class ReFeedConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    samples: int = Field(4, ge=1, description="diverse answers sampled per question")
-    temperature: float = Field(0.8, gt=0.0)
-    max_tokens: int = Field(24, ge=1, description="length of each answer")
-    per_query: int = Field(10, ge=1, description="documents retrieved per question + answer")
-    keep: int = Field(5, ge=1, description="documents kept after fusion")
 
 
 class ReFeedResult(BaseModel):

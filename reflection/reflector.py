@@ -12,10 +12,11 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from lm import complete_batch
 from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, new_memory
+from reflection.config import ReflectionConfig
 from reflection.parsing import ParsedInsight, parse_insights, parse_questions
 from reflection.prompts import (
     EXAMPLE_INSIGHTS,
@@ -27,26 +28,6 @@ from reflection.prompts import (
 )
 
 log = logging.getLogger(__name__)
-
-
-class ReflectionConfig(BaseModel):
-    """When and how much to reflect; the paper's values are the defaults."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    threshold: float = Field(150.0, gt=0, description="summed importance that triggers")
-    recent: int = Field(100, ge=1, description="memories the questions are drawn from")
-    questions: int = Field(3, ge=1)
-    insights_per_question: int = Field(5, ge=1)
-    evidence_k: int = Field(15, ge=1, description="memories retrieved per question")
-    max_tokens: int = Field(160, ge=1, description="length of the model's questions/insights")
-    min_evidence_similarity: float | None = Field(
-        0.4,
-        ge=-1.0,
-        le=1.0,
-        description="a cited memory must be this similar (cosine) to the insight to count as "
-        "evidence; None trusts the model's citations as given",
-    )
 
 
 class Insight(BaseModel):

@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import PromptTemplate
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from lm import complete_batch
+from reflection.config import SelfRefineConfig
 from reflection.prompts import SELF_REFINE_FEEDBACK, SELF_REFINE_GENERATE, SELF_REFINE_REFINE
 
 Feedback = Callable[[Sequence[str], Sequence[str]], list[str]]  # (tasks, outputs) -> feedback
@@ -29,13 +30,6 @@ STOP_PHRASES = ("it is correct", "no changes", "is already correct", "looks good
 def stop_when_satisfied(feedback: str, iteration: int) -> bool:
     """Default stop: the feedback says the answer needs no change."""
     return any(phrase in feedback.lower() for phrase in STOP_PHRASES)
-
-
-class SelfRefineConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_iters: int = Field(3, ge=0, description="refinements after the first answer")
-    max_tokens: int = Field(96, ge=1, description="length of each answer and feedback")
 
 
 class SelfRefinePrompts(BaseModel):

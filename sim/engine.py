@@ -9,10 +9,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from agents.generative import (
-    AgentConfig,
     GenerativeAgent,
     Minds,
     Sight,
@@ -24,28 +21,16 @@ from agents.generative import (
     react_to_objects,
     refresh_summaries,
 )
-from memory import MemoryStream, NewMemory, StreamConfig
+from memory import MemoryStream, NewMemory
 from reflection import ReflectionConfig, Reflector
 from sim.checkpoint import RunFolder
 from sim.clock import SimClock
+from sim.config import SimConfig
 from sim.errors import SimError
 from sim.scenario import EventSpec, Scenario
 from sim.world import World
 
 Event = dict[str, Any]
-
-
-class SimConfig(BaseModel):
-    """How the sandbox runs; the scenario gives the world and the start."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    seed: int = 0
-    reflect: bool = True
-    agent: AgentConfig = Field(default_factory=AgentConfig)
-    stream: StreamConfig = Field(
-        default_factory=StreamConfig, description="the town's retrieval policy (hours, days)"
-    )
 
 
 class Engine:

@@ -59,3 +59,15 @@ def test_importing_light_layers_does_not_import_torch(package: str) -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_command_line_loads_no_model_stack_until_a_command_needs_it() -> None:
+    """`mindstream --help` and the `--server` commands stay fast: no torch, langchain, numpy
+    or chromadb is imported just to build the command line."""
+    code = (
+        "import sys, mindstream.cli; "
+        "heavy = [m for m in ('torch', 'transformers', 'langchain_core', 'numpy', 'chromadb', "
+        "'httpx') if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -130,7 +130,7 @@ class Assistant:
         )
 
     def _recall(self, user: str, query: str, k: int) -> list[ScoredMemory]:
-        if not self.stream.records(user):
+        if not self.stream.count(user):
             return []
         return self.stream.retrieve(query, k, owner=user, kinds=RECALLED_WITH_REFLECTIONS)
 

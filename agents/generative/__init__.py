@@ -1,18 +1,53 @@
 """Generative agents (Park et al. 2023): persona, summary, perceive, plan, react, converse,
 interview. The batched steps live in `planning` and `social`; `Minds` batches model calls."""
 
-from agents.generative.agent import GenerativeAgent
-from agents.generative.minds import Minds
-from agents.generative.persona import AgentConfig, Persona
-from agents.generative.plan import Plan, PlanStep
-from agents.generative.planning import choose_places, decompose, plan_days, refresh_summaries
-from agents.generative.social import (
-    Conversation,
-    Sight,
-    converse,
-    decide_reactions,
-    interview,
-    react_to_objects,
+from typing import TYPE_CHECKING
+
+from lm.lazy import attach
+
+if TYPE_CHECKING:
+    from agents.generative.agent import GenerativeAgent
+    from agents.generative.minds import Minds
+    from agents.generative.persona import AgentConfig, Persona
+    from agents.generative.plan import Plan, PlanStep
+    from agents.generative.planning import choose_places, decompose, plan_days, refresh_summaries
+    from agents.generative.social import (
+        Conversation,
+        Sight,
+        converse,
+        decide_reactions,
+        interview,
+        react_to_objects,
+    )
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "agents.generative.agent": ("GenerativeAgent",),
+        "agents.generative.minds": ("Minds",),
+        "agents.generative.persona": (
+            "AgentConfig",
+            "Persona",
+        ),
+        "agents.generative.plan": (
+            "Plan",
+            "PlanStep",
+        ),
+        "agents.generative.planning": (
+            "choose_places",
+            "decompose",
+            "plan_days",
+            "refresh_summaries",
+        ),
+        "agents.generative.social": (
+            "Conversation",
+            "Sight",
+            "converse",
+            "decide_reactions",
+            "interview",
+            "react_to_objects",
+        ),
+    },
 )
 
 __all__ = [

@@ -54,7 +54,7 @@ class GenerativeAgent:
 
     def context(self, query: str, moment: datetime, k: int | None = None) -> list[str]:
         """Texts of the memories retrieved for `query` (recency x importance x relevance)."""
-        if not self.stream.records(self.name):
+        if not self.stream.count(self.name):
             return []
         hits = self.stream.retrieve(query, k or self.config.context_k, owner=self.name, now=moment)
         return [hit.record.text for hit in hits]

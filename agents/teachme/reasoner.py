@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from agents.teachme.config import TeachMeConfig
 from agents.teachme.language import negate, rule_hypothesis
 from agents.teachme.prompts import (
     DIRECT,
@@ -29,23 +30,8 @@ from agents.teachme.prompts import (
 )
 from lm import Scorer, belief, complete_batch
 from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, RetrievalWeights
-from memory.records import RelevanceMode
 
 FACT_KINDS = (MemoryKind.FACT, MemoryKind.CORRECTION)
-
-
-class TeachMeConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    retrieve_k: int = Field(5, ge=0, description="taught facts retrieved per question (r)")
-    retrieval: RelevanceMode = "bm25"
-    hypotheses: Literal["rule", "model"] = "rule"
-    write_premises: bool = Field(
-        False, description="the model writes one more premise per proof (verified with p_yes)"
-    )
-    entailment_check: bool = Field(False, description="multiply in p_yes(premises => hypothesis)")
-    min_proof_score: float | None = Field(None, description="below this, no proof is found")
-    max_tokens: int = Field(32, ge=1, description="length of written premises and answers")
 
 
 class Premise(BaseModel):

@@ -57,6 +57,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_retrieval.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_sim.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_served.py
+	MINDSTREAM_THREADS=1 $(PY) bench/bench_service.py
 
 clean-cache:
 	rm -rf $${MINDSTREAM_CACHE_DIR:-$$HOME/.cache/mindstream}

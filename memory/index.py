@@ -159,8 +159,11 @@ class OwnerIndex:
     def relevance(self, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Cosine similarity (rows are unit vectors) of the query with every candidate."""
         if self.dtype != np.float16:
-            matrix = self.embeddings[: self.size] if rows is None else self.embeddings[rows]
-            return np.asarray(matrix @ query.astype(np.float32), dtype=np.float32)
+            # Gathering most rows copies the matrix; scoring all and picking is cheaper.
+            if rows is None or len(rows) * 4 >= self.size:
+                every = self.embeddings[: self.size] @ query.astype(np.float32)
+                return np.asarray(every if rows is None else every[rows], dtype=np.float32)
+            return np.asarray(self.embeddings[rows] @ query.astype(np.float32), dtype=np.float32)
         # numpy's float16 matrix product is ~50x slower than float32: small candidate sets
         # are widened after the gather, large ones use torch's full scan and then index.
         if rows is not None and len(rows) * 4 < self.size:

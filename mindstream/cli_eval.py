@@ -172,6 +172,43 @@ def long_memory(
 
 @app.command()
 @clean_errors
+@configured
+def believability(
+    parts: Parts,
+    run_dir: Annotated[Path, typer.Argument(help="A finished run folder of `mindstream sim run`.")],
+    out: Annotated[
+        Path, typer.Option(help="Where the section and the resumable state go.")
+    ] = DEFAULT_SECTIONS,
+    judge_model: Annotated[
+        str | None,
+        typer.Option(help="Model spec of the judge (default: the interviewee's, --model)."),
+    ] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option(help="The judge's server, for an openai: judge.")
+    ] = None,
+    judge_scorer: Annotated[
+        str | None, typer.Option(help="How the judge is asked (auto, systemone, logprobs, ...).")
+    ] = None,
+) -> None:
+    """Interview RUN_DIR's agents under the ablation conditions (believability.conditions),
+    judge every pair of answers in both orders, rate the conditions with TrueSkill."""
+    from mindstream.experiments.believability import run
+
+    if not (run_dir / "checkpoint.json").is_file():
+        raise FileNotFoundError(f"{run_dir}: not a run folder (no checkpoint.json)")
+    changes = {
+        "model.spec": judge_model,
+        "model.served.base_url": judge_base_url,
+        "model.scorer": judge_scorer,
+    }
+    judge = parts.rebuilt({k: v for k, v in changes.items() if v is not None})
+    result = run(run_dir, out, parts, judge)
+    for name, (mu, sigma) in sorted(result["trueskill"].items(), key=lambda item: -item[1][0]):
+        console.print(f"{result['conditions'][name]}: μ {mu:.2f} ± {sigma:.2f}")
+
+
+@app.command()
+@clean_errors
 def report() -> None:
     """Rebuild docs/results.md from the sections in docs/results/."""
     from mindstream.experiments.report import build_report

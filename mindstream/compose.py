@@ -63,6 +63,12 @@ class Parts:
         """Parts of the configuration in `file`, the environment and `flags` (dotted keys)."""
         return cls(load_config(file, flags=flags), file=file, flags=flags)
 
+    def rebuilt(self, flags: dict[str, Any]) -> Parts:
+        """These parts with more flags on top (a second model for a judge, say)."""
+        if not flags:
+            return self
+        return Parts.load(self.file, {**self.flags, **flags})
+
     def under(self, saved: Path | None) -> Parts:
         """These parts with a saved configuration as the file layer, unless a file was given."""
         if saved is None or self.file is not None:

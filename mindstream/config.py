@@ -21,7 +21,7 @@ from lm.config import ModelConfig
 from memory.records import StreamConfig
 from mindstream.service.config import ServiceConfig
 from reflection.config import ReFeedConfig, ReflectionConfig, SelfRefineConfig
-from sim.config import SimConfig
+from sim.config import BelievabilityConfig, SimConfig
 
 ENV_PREFIX = "MINDSTREAM_"
 # Variables with a meaning of their own, and where they land in the configuration.
@@ -75,6 +75,7 @@ class MindstreamConfig(BaseModel):
     sim: SimConfig = Field(default_factory=SimConfig)
     assistant: AssistantConfig = Field(default_factory=AssistantConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
+    believability: BelievabilityConfig = Field(default_factory=BelievabilityConfig)
 
     def to_yaml(self) -> str:
         """The effective configuration, as a file `--config` reads back."""

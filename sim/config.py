@@ -1,11 +1,13 @@
-"""Configuration of the sandbox (read without importing the engine)."""
+"""Configuration of the sandbox and of its believability ablations (read without importing
+the engine)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.generative.components import Cognition, MemoryAccess
 from agents.generative.persona import AgentConfig
-from memory.records import StreamConfig
+from memory.records import MemoryKind, StreamConfig
 
 
 class SimConfig(BaseModel):
@@ -19,3 +21,64 @@ class SimConfig(BaseModel):
     stream: StreamConfig = Field(
         default_factory=StreamConfig, description="the town's retrieval policy (hours, days)"
     )
+
+
+def _default_conditions() -> dict[str, Condition]:
+    every = MemoryAccess()
+    nothing = MemoryAccess(kinds=())
+    return {
+        "full": Condition(label="full architecture"),
+        "no_reflection": Condition(
+            label="no reflection",
+            cognition=Cognition(memory=every.without(MemoryKind.REFLECTION), reflects=False),
+        ),
+        "no_reflection_planning": Condition(
+            label="no reflection, no planning",
+            cognition=Cognition(
+                memory=every.without(MemoryKind.REFLECTION, MemoryKind.PLAN),
+                reflects=False,
+                plans=False,
+            ),
+        ),
+        "persona_baseline": Condition(
+            label="persona only (in place of the paper's crowdworkers)",
+            cognition=Cognition(memory=nothing, reflects=False, plans=False),
+            persona_only=True,
+        ),
+        "fully_ablated": Condition(
+            label="no observation, reflection or planning",
+            cognition=Cognition(memory=nothing, reflects=False, plans=False),
+        ),
+    }
+
+
+class Condition(BaseModel):
+    """An ablation condition: the components an interviewed agent keeps. `persona_only`
+    answers from the persona's paragraph alone (the stand-in for the paper's crowdworkers)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: str = ""
+    cognition: Cognition = Field(default_factory=Cognition)
+    persona_only: bool = False
+
+
+class BelievabilityConfig(BaseModel):
+    """The conditions compared (a condition is a named entry; add one in the config), and the
+    statistics' settings."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    conditions: dict[str, Condition] = Field(default_factory=_default_conditions)
+    only: list[str] | None = Field(None, description="evaluate these conditions only")
+    bootstrap: int = Field(200, ge=10, description="resamples for the confidence intervals")
+    seed: int = 0
+
+    def chosen(self) -> dict[str, Condition]:
+        names = self.only or list(self.conditions)
+        unknown = [n for n in names if n not in self.conditions]
+        if unknown:
+            raise ValueError(
+                f"believability.only: no condition {unknown} in {list(self.conditions)}"
+            )
+        return {n: self.conditions[n] for n in names}

@@ -98,9 +98,10 @@ class Engine:
         agents = list(self.agents.values())
         events = self._apply_due(moment)
         refresh_summaries(agents, self.minds, moment)
-        memories, planned = plan_days(agents, self.minds, moment, self.tick)
+        planners = [a for a in agents if a.config.cognition.plans]
+        memories, planned = plan_days(planners, self.minds, moment, self.tick)
         events += planned
-        events += decompose(agents, self.minds, moment)
+        events += decompose(planners, self.minds, moment)
         events += choose_places(agents, self.world, self.minds, moment)
         self._follow_plans(moment)
         memories += self._perceive(agents, moment)
@@ -227,7 +228,7 @@ class Engine:
         if not self.config.reflect:
             return []
         events = []
-        for agent in agents:
+        for agent in (a for a in agents if a.config.cognition.reflects):
             result = self.reflector.reflect(agent.name)
             if result.insights:
                 events.append(

@@ -7,6 +7,7 @@ from lm.lazy import attach
 
 if TYPE_CHECKING:
     from agents.generative.agent import GenerativeAgent
+    from agents.generative.components import Cognition, MemoryAccess
     from agents.generative.minds import Minds
     from agents.generative.persona import AgentConfig, Persona
     from agents.generative.plan import Plan, PlanStep
@@ -24,6 +25,7 @@ __getattr__, __dir__ = attach(
     __name__,
     {
         "agents.generative.agent": ("GenerativeAgent",),
+        "agents.generative.components": ("Cognition", "MemoryAccess"),
         "agents.generative.minds": ("Minds",),
         "agents.generative.persona": (
             "AgentConfig",
@@ -52,8 +54,10 @@ __getattr__, __dir__ = attach(
 
 __all__ = [
     "AgentConfig",
+    "Cognition",
     "Conversation",
     "GenerativeAgent",
+    "MemoryAccess",
     "Minds",
     "Persona",
     "Plan",

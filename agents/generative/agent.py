@@ -53,10 +53,14 @@ class GenerativeAgent:
         return [self.memory(text, moment, seed=True, tick=tick) for text in self.persona.memories]
 
     def context(self, query: str, moment: datetime, k: int | None = None) -> list[str]:
-        """Texts of the memories retrieved for `query` (recency x importance x relevance)."""
-        if not self.stream.count(self.name):
+        """Texts of the memories retrieved for `query` (recency x importance x relevance),
+        of the kinds the agent may use."""
+        kinds = self.config.cognition.memory.kinds
+        if not self.stream.count(self.name) or kinds == ():
             return []
-        hits = self.stream.retrieve(query, k or self.config.context_k, owner=self.name, now=moment)
+        hits = self.stream.retrieve(
+            query, k or self.config.context_k, owner=self.name, now=moment, kinds=kinds
+        )
         return [hit.record.text for hit in hits]
 
     def observe(self, texts: list[str], moment: datetime, tick: int) -> list[NewMemory]:

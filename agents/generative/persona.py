@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.generative.components import Cognition
+
 
 class Persona(BaseModel):
     """Name, age, traits and seed memories (the paper's one-paragraph agent description)."""
@@ -42,6 +44,9 @@ class AgentConfig(BaseModel):
     reaction_minutes: int = Field(30, ge=5)
     chat_cooldown_minutes: int = Field(60, ge=0, description="before the same pair talks again")
     max_turns: int = Field(6, ge=2, description="dialogue lines in one conversation")
+    cognition: Cognition = Field(
+        default_factory=Cognition, description="the components that are on (for ablations)"
+    )
     tokens: dict[str, int] = Field(
         default_factory=lambda: {
             "summary": 32,

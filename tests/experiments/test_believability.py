@@ -1,0 +1,216 @@
+"""Believability ablations on scripted models: when the full agent's answers carry what it
+remembers and a judge prefers remembered facts, TrueSkill recovers full > no reflection >
+no reflection/planning > the memoryless conditions; with a coin-flip judge the intervals
+overlap. Plus the ratings, the grounding check and the conditions as configuration."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from agents.generative import Minds
+from lm.fakes import FakeScorer, HashEmbeddings
+from memory import MemoryKind, new_memory
+from mindstream.compose import Parts
+from mindstream.config import MindstreamConfig
+from mindstream.experiments.believability import run
+from sim.judge import grounded, invented_names, vocabulary
+from sim.ratings import bootstrap, ranking, significance, trueskill
+from sim.runner import RunParts, start_run
+from tests.sim.conftest import scenario
+
+MARKERS = {
+    "insight": MemoryKind.REFLECTION,
+    "planned": MemoryKind.PLAN,
+    "saw": MemoryKind.OBSERVATION,
+}
+
+
+class EchoModel(BaseChatModel):
+    """Answers an interview with the memories it was shown (one per line, joined)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "echo"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        prompt = messages[0].text
+        shown = re.findall(r"^- (.+)$", prompt.split("An interviewer asks")[0], flags=re.M)
+        text = "; ".join(s for s in shown if s != "(nothing yet)") or "I am not sure."
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+class FactJudge:
+    """Prefers the answer mentioning more kinds of remembered things."""
+
+    def __init__(self, noise: float = 0.0, seed: int = 0) -> None:
+        self.noise = noise
+        self.rng = random.Random(seed)
+
+    def choose_batch(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[list[float]]:
+        out = []
+        for prompt, _ in requests:
+            first = prompt.split("Answer 1:")[1].split("Answer 2:")[0]
+            second = prompt.split("Answer 2:")[1]
+            if self.noise:
+                out.append([self.rng.random(), self.rng.random()])
+            else:
+                out.append([2.0 * _facts(first), 2.0 * _facts(second)])
+        return out
+
+    def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
+        return [5.0] * len(prompts)
+
+    def p_yes_batch(self, prompts: Sequence[str]) -> list[float]:
+        return [0.5] * len(prompts)
+
+
+def _facts(answer: str) -> int:
+    return sum(marker in answer for marker in MARKERS)
+
+
+class ScriptedParts(Parts):
+    def __init__(self, judge: FactJudge) -> None:
+        config = MindstreamConfig.model_validate({"believability": {"bootstrap": 40}})
+        super().__init__(config)
+        self.judge = judge
+
+    def run_parts(self, *, batched: bool = True, keep_config: bool = True) -> RunParts:
+        return RunParts(minds=Minds(EchoModel(), FakeScorer()), embedder=HashEmbeddings())
+
+    def scorer_for(self, component: str) -> Any:
+        return self.judge
+
+    def under(self, saved: Path | None) -> Parts:
+        return self
+
+
+def _town(folder: Path) -> Path:
+    """A run whose agents remember one thing of each kind about the party."""
+    engine = start_run(
+        scenario(),
+        folder,
+        RunParts(minds=Minds(EchoModel(), FakeScorer()), embedder=HashEmbeddings()),
+    )
+    moment = engine.clock.now() - timedelta(minutes=1)
+    memories = [
+        new_memory(
+            text=f"{agent} {marker} something about the party",
+            owner=agent,
+            kind=kind,
+            importance=5,
+            created_at=moment,
+        )
+        for agent in engine.agents
+        for marker, kind in MARKERS.items()
+    ]
+    engine.stream.add_many(memories)
+    engine.stream.flush()
+    assert engine.folder is not None
+    engine.folder.save(engine.get_state())
+    return folder
+
+
+def test_a_judge_that_prefers_remembered_facts_recovers_the_papers_order(tmp_path: Path) -> None:
+    result = run(
+        _town(tmp_path / "town"),
+        tmp_path / "out",
+        ScriptedParts(FactJudge()),
+        ScriptedParts(FactJudge()),
+    )
+    mu = {c: m for c, (m, _) in result["trueskill"].items()}
+    assert mu["full"] > mu["no_reflection"] > mu["no_reflection_planning"] > mu["fully_ablated"]
+    assert mu["no_reflection_planning"] > mu["persona_baseline"]
+    low, high = result["intervals"]["full"]
+    assert low > result["intervals"]["no_reflection"][1] or low <= mu["full"] <= high
+    assert result["significance"]["kruskal_p"] < 0.01
+    assert (
+        result["grounding"]["full"]["grounded"] > result["grounding"]["fully_ablated"]["grounded"]
+    )
+    assert (tmp_path / "out" / "believability.md").is_file() and (
+        tmp_path / "out" / "believability.png"
+    ).is_file()
+    state = (tmp_path / "out" / "believability-state.json").read_text()
+    again = run(
+        tmp_path / "town",
+        tmp_path / "out",
+        ScriptedParts(FactJudge(noise=1.0)),
+        ScriptedParts(FactJudge(noise=1.0)),
+    )
+    assert again["trueskill"] == result["trueskill"]  # resumed: nothing asked or judged again
+    assert (tmp_path / "out" / "believability-state.json").read_text() == state
+
+
+def test_a_coin_flip_judge_gives_overlapping_intervals(tmp_path: Path) -> None:
+    result = run(
+        _town(tmp_path / "town"),
+        tmp_path / "out",
+        ScriptedParts(FactJudge(noise=1.0)),
+        ScriptedParts(FactJudge(noise=1.0)),
+    )
+    intervals = list(result["intervals"].values())
+    assert all(a[0] <= b[1] and b[0] <= a[1] for a in intervals for b in intervals)
+
+
+def test_rankings_from_soft_wins_and_the_statistics() -> None:
+    wins = {("a", "b"): 0.9, ("a", "c"): 0.8, ("c", "b"): 0.6}
+    assert ranking(["a", "b", "c"], wins) == {"a": 0, "c": 1, "b": 2}
+    tied = ranking(["a", "b"], {("a", "b"): 0.5})
+    assert tied == {"a": 0, "b": 0}
+    games = [{"a": 0, "b": 1, "c": 2}] * 30
+    rated = trueskill(games, ["a", "b", "c"])
+    assert rated["a"][0] > rated["b"][0] > rated["c"][0]
+    intervals = bootstrap(games, ["a", "b", "c"], 20)
+    assert intervals["a"][0] > intervals["c"][1]
+    tests = significance(games, ["a", "b", "c"])
+    assert tests["kruskal_p"] < 1e-6 and all(d["p_holm"] < 0.05 for d in tests["dunn"])
+    assert significance([{"a": 0, "b": 0}] * 5, ["a", "b"])["kruskal_p"] == 1.0
+
+
+def test_grounding_and_invented_names() -> None:
+    world = vocabulary(["Isabella Rodriguez runs Hobbs Cafe", "Klaus Mueller studies"])
+    assert invented_names("I met Klaus at Hobbs Cafe.", world) == []
+    assert invented_names("Yesterday I met Gandalf at Mordor Tower.", world) == [
+        "Gandalf",
+        "Mordor",
+        "Tower",
+    ]
+    assert invented_names("On Monday, I saw Isabella.", world) == []
+    lived = ["Isabella decorated the cafe for the party", "Maria invited Klaus"]
+    assert grounded("I decorated the cafe for our party tonight", lived)
+    assert not grounded("I like long walks", lived)
+
+
+def test_a_condition_is_a_few_lines_of_configuration(tmp_path: Path) -> None:
+    from mindstream.config import load_config
+
+    path = tmp_path / "mindstream.yaml"
+    path.write_text(
+        "believability:\n"
+        "  conditions:\n"
+        "    no_dialogue:\n"
+        "      label: no dialogue\n"
+        "      cognition: {memory: {kinds: [observation, reflection, plan]}}\n"
+        "  only: [full, no_dialogue]\n"
+    )
+    chosen = load_config(path, {}).believability.chosen()
+    assert list(chosen) == ["full", "no_dialogue"]  # the defaults stay beside the new one
+    assert MemoryKind.DIALOGUE not in (chosen["no_dialogue"].cognition.memory.kinds or ())
+    with pytest.raises(ValueError, match="no condition"):
+        load_config(None, {}, {"believability.only": ["nope"]}).believability.chosen()

@@ -101,6 +101,7 @@ def answer_under(
     """The agents answer with only what the condition leaves them: the memory kinds it
     allows (the summary description is rebuilt from those), or the persona alone."""
     for agent in agents.values():
+        agent.touches = False
         agent.config = agent.config.model_copy(update={"cognition": condition.cognition})
         agent.summary, agent.summary_at = None, None
         if condition.persona_only:

@@ -37,6 +37,9 @@ class GenerativeAgent:
         self.chatted: dict[str, datetime] = {}
         self.busy_until: datetime | None = None
         self.yesterday = "had an ordinary day."
+        # Recalling sets last access, as in the paper; an evaluation that restores the agent
+        # under several conditions turns it off, so one condition cannot change the next.
+        self.touches = True
 
     @property
     def name(self) -> str:
@@ -59,7 +62,12 @@ class GenerativeAgent:
         if not self.stream.count(self.name) or kinds == ():
             return []
         hits = self.stream.retrieve(
-            query, k or self.config.context_k, owner=self.name, now=moment, kinds=kinds
+            query,
+            k or self.config.context_k,
+            owner=self.name,
+            now=moment,
+            kinds=kinds,
+            touch=self.touches,
         )
         return [hit.record.text for hit in hits]
 

@@ -127,9 +127,19 @@ def _town(folder: Path) -> Path:
     return folder
 
 
+def _accessed(folder: Path) -> dict[str, object]:
+    from memory import ChromaStore
+
+    store = ChromaStore.persistent(folder / "memory")
+    seen = {r.id: r.last_accessed_at for records, _ in store.load() for r in records}
+    store.close()
+    return seen
+
+
 def test_a_judge_that_prefers_remembered_facts_recovers_the_papers_order(tmp_path: Path) -> None:
+    before = _accessed(_town(tmp_path / "town"))
     result = run(
-        _town(tmp_path / "town"),
+        tmp_path / "town",
         tmp_path / "out",
         ScriptedParts(FactJudge()),
         ScriptedParts(FactJudge()),
@@ -143,6 +153,7 @@ def test_a_judge_that_prefers_remembered_facts_recovers_the_papers_order(tmp_pat
     assert (
         result["grounding"]["full"]["grounded"] > result["grounding"]["fully_ablated"]["grounded"]
     )
+    assert _accessed(tmp_path / "town") == before  # interviews left no trace on the run
     assert (tmp_path / "out" / "believability.md").is_file() and (
         tmp_path / "out" / "believability.png"
     ).is_file()

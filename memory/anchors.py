@@ -24,7 +24,7 @@ def project_build(
     texts: Sequence[str],
     params: dict[str, Any],
 ) -> OwnerIndex:
-    precision = os.environ.get("MINDSTREAM_BENCH_PRECISION", "float32")
+    precision = os.environ.get("MINDSTREAM_BENCH_PRECISION", "auto")
     index = OwnerIndex(embeddings.shape[1], float(params["decay"]), precision)
     count = len(embeddings)
     index.append(

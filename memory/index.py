@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from memory.errors import EmbeddingShapeError
+from memory.quantized import Int8Codes, faster, simsimd_available
 
 Column = Sequence[float] | Sequence[int] | np.ndarray
 # Growing copies every row, so capacity grows geometrically (amortised O(1) appends) and
@@ -30,6 +31,11 @@ _REBASE_LIMIT = 1e30
 # Largest |error| of a float16 matrix-vector product over unit vectors with float32
 # accumulation is ~2^-10 (storage rounding of both sides); 1.1e-4 was observed on 200k rows.
 HALF_SCAN_ERROR = 2e-3  # growth is float32 (max 3e38): rebase long before it overflows
+# "auto" measures the int8 pass against the float32 one from this size on, again at each
+# doubling; below it a float32 pass takes well under a millisecond anyway.
+AUTO_MIN_ROWS = 20_000
+# Float32 rounding in the approximate ranking (relative to the sum of the weights).
+_RANKING_ROUNDING = 1e-5
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,24 @@ def _bounds(values: np.ndarray) -> tuple[float, float]:
     return low, (span if span > 1e-12 * max(1.0, abs(high)) else 0.0)
 
 
+def _within(ranking: np.ndarray, k: int, margin: float) -> np.ndarray:
+    """Positions whose ranking is at least the k-th largest minus `margin`.
+
+    The k-th largest of a strided sample is at most the true k-th, so one pass with it picks
+    a pool holding every answer; the true k-th is then found inside the pool.
+    """
+    stride = max(1, ranking.size // 16_384)
+    sample = ranking[::stride]
+    if sample.size <= k:
+        pool = np.arange(ranking.size)
+    else:
+        floor = float(np.partition(sample, sample.size - k)[sample.size - k])
+        pool = np.flatnonzero(ranking >= floor - margin)
+    values = ranking[pool]
+    kth = float(np.partition(values, values.size - k)[values.size - k])
+    return pool[values >= kth - margin]
+
+
 def minmax(values: np.ndarray) -> np.ndarray:
     """Scale to [0, 1]; a constant part becomes 0.5 (as the original code does)."""
     if values.size == 0:
@@ -62,9 +86,18 @@ class OwnerIndex:
     """Arrays for one owner's memories; row i is the i-th memory added."""
 
     def __init__(self, dimension: int, decay: float, precision: str = "float32") -> None:
+        """`precision`: float32 (exact scan), float16 (half the bytes, certified re-rank),
+        int8 (an int8 first pass, certified re-rank from float32 rows) or auto (int8 where a
+        measurement on this machine says it is faster)."""
         self.dimension = dimension
         self.log_decay = math.log(decay)
-        self.dtype = np.dtype(precision)
+        self.precision = precision
+        self.dtype = np.dtype("float16" if precision == "float16" else "float32")
+        quantized = precision in ("int8", "auto") and simsimd_available()
+        self.codes: Int8Codes | None = Int8Codes(dimension, 0) if quantized else None
+        self._codes_chosen: bool = precision == "int8"
+        self._measured_at = 0
+        self._scratch = np.zeros((2, 0), dtype=np.float32)
         self.size = 0
         self.ids: list[str] = []
         self.row_of: dict[str, int] = {}
@@ -78,6 +111,7 @@ class OwnerIndex:
         "importance",
         "last_access",
         "growth",
+        "growth32",
         "created",
         "kind",
         "status",
@@ -90,6 +124,7 @@ class OwnerIndex:
         self.importance: np.ndarray = np.zeros(capacity, dtype=np.float32)
         self.last_access: np.ndarray = np.zeros(capacity, dtype=np.float64)
         self.growth: np.ndarray = np.zeros(capacity, dtype=np.float64)
+        self.growth32: np.ndarray = np.zeros(capacity, dtype=np.float32)
         self.created: np.ndarray = np.zeros(capacity, dtype=np.float64)
         self.kind: np.ndarray = np.zeros(capacity, dtype=np.int8)
         self.status: np.ndarray = np.zeros(capacity, dtype=np.int8)
@@ -98,6 +133,9 @@ class OwnerIndex:
         self.exact: np.ndarray = np.zeros((capacity, exact_width), dtype=np.float32)
         for name, array in previous.items():
             getattr(self, name)[: self.size] = array[: self.size]
+        if getattr(self, "codes", None) is not None:
+            assert self.codes is not None
+            self.codes.resize(capacity, self.size)
         self.capacity = capacity
         self._torch_view = None
         self._importance_cache: np.ndarray | None = None
@@ -127,9 +165,12 @@ class OwnerIndex:
         self.embeddings[start:end] = embeddings
         if self.exact.shape[1]:
             self.exact[start:end] = embeddings
+        if self.codes is not None:
+            self.codes.encode(start, embeddings)
         self.importance[start:end] = importance
         self.last_access[start:end] = last
         self.growth[start:end] = self._growth(last)
+        self.growth32[start:end] = self.growth[start:end]
         self._rebase_if_needed(float(last.max()) if count else self.ref_hours)
         self.created[start:end] = created_hours
         self.kind[start:end] = kinds
@@ -147,6 +188,7 @@ class OwnerIndex:
         """Set last access of `rows` to now (what every retrieval does to its results)."""
         self.last_access[rows] = now_hours
         self.growth[rows] = self._growth(np.full(len(rows), now_hours))
+        self.growth32[rows] = self.growth[rows]
         self._rebase_if_needed(now_hours)
 
     def _rebase_if_needed(self, latest_hours: float) -> None:
@@ -155,6 +197,7 @@ class OwnerIndex:
         if -self.log_decay * (latest_hours - self.ref_hours) > np.log(_REBASE_LIMIT):
             self.ref_hours = latest_hours
             self.growth[: self.size] = self._growth(self.last_access[: self.size])
+            self.growth32[: self.size] = self.growth[: self.size]
 
     def relevance(self, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Cosine similarity (rows are unit vectors) of the query with every candidate."""
@@ -190,45 +233,108 @@ class OwnerIndex:
     ) -> Scored:
         """Exact top-k by embedding relevance, whatever the storage precision.
 
-        A float16 scan has |error| <= HALF_SCAN_ERROR per row (float32 accumulation over unit
-        vectors), which moves a normalised score by at most delta = 4·w_rel·eps/span; every
-        row whose approximate score is within 2·delta of the approximate k-th is re-scored
-        from float32 rows, with the relevance extremes recomputed exactly too.
+        A float16 or int8 first pass has a certified per-row error eps; rows that could still
+        reach the top k are re-scored from float32 rows (`_certified`).
         """
+        if not weights[2]:
+            return self.score(self.relevance(query, rows), weights, k, rows)
+        if self._int8_pays(query, weights, k, rows):
+            assert self.codes is not None
+            approx, eps = self.codes.scan(query, self.size)
+            return self._certified(
+                query, approx if rows is None else approx[rows], eps, weights, k, rows
+            )
         relevance = self.relevance(query, rows)
-        if self.dtype != np.float16 or not weights[2]:
+        if self.dtype != np.float16:
             return self.score(relevance, weights, k, rows)
-        return self._certified(query, relevance, weights, k, rows)
+        return self._certified(query, relevance, HALF_SCAN_ERROR, weights, k, rows)
+
+    def _int8_pays(
+        self,
+        query: np.ndarray,
+        weights: tuple[float, float, float],
+        k: int,
+        rows: np.ndarray | None,
+    ) -> bool:
+        """Whether to take the int8 pass: always under "int8"; under "auto", as measured on
+        this machine when the index first reaches AUTO_MIN_ROWS and at each doubling."""
+        codes = self.codes
+        if codes is None or (rows is not None and len(rows) * 4 < self.size):
+            return False
+        if self.precision == "auto" and self.size >= max(AUTO_MIN_ROWS, 2 * self._measured_at):
+            self._measured_at = self.size
+            self._codes_chosen = faster(
+                lambda: self._certified(query, *codes.scan(query, self.size), weights, k, None),
+                lambda: self.score(self.relevance(query), weights, k),
+            )
+        return self._codes_chosen and (self.precision == "int8" or self.size >= AUTO_MIN_ROWS)
 
     def _certified(
         self,
         query: np.ndarray,
         approx: np.ndarray,
+        eps: float,
         weights: tuple[float, float, float],
         k: int,
         rows: np.ndarray | None,
     ) -> Scored:
+        """Top-k from relevance known to within eps per row, re-scoring only rows that could
+        still reach it.
+
+        The true extremes lie within 2·eps of the approximate ones, so those rows give the
+        exact min-max; then each row's normalised score is off by at most
+        delta = w_rel·eps/span, and a row below the approximate k-th minus 2·delta cannot win.
+        """
         if approx.size == 0:
             return self.score(approx, weights, k, rows)
-        eps = HALF_SCAN_ERROR
-        low, span = _bounds(approx)
-        if span <= 4 * eps:  # relevance (nearly) flat: re-score everything exactly
-            return self.score(self._exact_relevance(query, rows, None), weights, k, rows)
-        ranking, offset = self._ranking(approx, weights, rows)
-        k = min(k, ranking.size)
-        kth = float(np.partition(ranking, ranking.size - k)[ranking.size - k]) - offset
-        delta = 4 * weights[2] * eps / span
-        candidates = np.flatnonzero(ranking - offset >= kth - 2 * delta)
-        extremes = np.flatnonzero((approx <= low + 2 * eps) | (approx >= low + span - 2 * eps))
+        low, high = float(approx.min()), float(approx.max())
+        extremes = np.concatenate(
+            [np.flatnonzero(approx <= low + 2 * eps), np.flatnonzero(approx >= high - 2 * eps)]
+        )
         exact_extremes = self._exact_relevance(query, rows, extremes)
+        _, r_span = _bounds(exact_extremes)
+        if r_span <= 2 * eps:  # relevance (nearly) flat: re-score everything exactly
+            return self.score(self._exact_relevance(query, rows, None), weights, k, rows)
+        ranking, rounding = self._approximate_ranking(approx, weights, rows, r_span)
+        delta = weights[2] * eps / r_span + rounding
+        candidates = _within(ranking, min(k, ranking.size), 2 * delta)
         exact = self._exact_relevance(query, rows, candidates)
         return self._score_subset(candidates, exact, exact_extremes, weights, k, rows)
+
+    def _approximate_ranking(
+        self,
+        approx: np.ndarray,
+        weights: tuple[float, float, float],
+        rows: np.ndarray | None,
+        r_span: float,
+    ) -> tuple[np.ndarray, float]:
+        """Score minus a constant, in float32 in preallocated buffers (no page faults), and
+        the most its float32 rounding can move a row beyond what eps already covers."""
+        growth = self.growth32[: self.size] if rows is None else self.growth32[rows]
+        importance = self._importance_norm() if rows is None else minmax(self.importance[rows])
+        if self._scratch.shape[1] < approx.size:
+            self._scratch = np.zeros((2, max(approx.size, 2 * self._scratch.shape[1])), np.float32)
+        ranking, term = self._scratch[0, : approx.size], self._scratch[1, : approx.size]
+        np.multiply(approx, np.float32(weights[2] / r_span), out=ranking)
+        g_low, g_span = _bounds(growth)
+        rounding = _RANKING_ROUNDING * sum(map(abs, weights))
+        if weights[0] and g_span:
+            np.subtract(growth, np.float32(g_low), out=term)
+            term *= np.float32(weights[0] / g_span)
+            ranking += term
+            # growth32 holds growth to 6e-8 relative; centred, that is this much of w_rec.
+            rounding += 2.4e-7 * abs(weights[0]) * (abs(g_low) + g_span) / g_span
+        if weights[1]:
+            np.multiply(importance, np.float32(weights[1]), out=term)
+            ranking += term
+        return ranking, rounding
 
     def _exact_relevance(
         self, query: np.ndarray, rows: np.ndarray | None, subset: np.ndarray | None
     ) -> np.ndarray:
         picked = rows if subset is None else (subset if rows is None else rows[subset])
-        matrix = self.exact[: self.size] if picked is None else self.exact[picked]
+        source = self.exact if self.dtype == np.float16 else self.embeddings
+        matrix = source[: self.size] if picked is None else source[picked]
         return np.asarray(matrix @ query.astype(np.float32), dtype=np.float32)
 
     def _score_subset(

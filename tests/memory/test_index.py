@@ -20,7 +20,7 @@ def _reference(E, last, imp, q, now, weights, decay, rows=None):  # type: ignore
     return rows[np.argsort(-score)[:10]], np.sort(score)[::-1][:10]
 
 
-@pytest.mark.parametrize("precision", ["float32", "float16"])
+@pytest.mark.parametrize("precision", ["float32", "float16", "int8", "auto"])
 def test_top_k_matches_the_reference_through_repeated_retrievals(precision: str) -> None:
     rng = np.random.default_rng(7)
     n, decay, weights = 5000, 0.99, (0.5, 2.0, 3.0)
@@ -53,7 +53,7 @@ def test_filtered_candidates_are_normalised_over_themselves() -> None:
     rows = np.arange(0, n, 3)
     q = E[5]
     expected_rows, expected_scores = _reference(E, last, imp, q, 120.0, (1, 1, 1), 0.995, rows)
-    for precision in ("float32", "float16"):
+    for precision in ("float32", "float16", "int8"):
         index = OwnerIndex(384, 0.995, precision)
         index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
         top = index.search(q, (1.0, 1.0, 1.0), 10, rows)
@@ -100,8 +100,9 @@ def test_half_precision_relevance_of_filtered_rows(share: float) -> None:
 @pytest.mark.parametrize(
     ("spread", "n", "score_tolerance"), [(0.045, 300, 2e-3), (0.3, 3000, 1e-4)]
 )
-def test_half_precision_search_is_exact_on_near_ties(
-    spread: float, n: int, score_tolerance: float
+@pytest.mark.parametrize("precision", ["float16", "int8"])
+def test_approximate_first_passes_are_exact_on_near_ties(
+    spread: float, n: int, score_tolerance: float, precision: str
 ) -> None:
     """Rows whose float16 relevance differs by less than the scan error are ranked by their
     float32 values: nearly flat relevance (re-scored in full) and close relevance (re-scored
@@ -113,7 +114,7 @@ def test_half_precision_search_is_exact_on_near_ties(
     E /= np.linalg.norm(E, axis=1, keepdims=True)
     imp = rng.integers(1, 11, n).astype(np.float32)
     last = rng.uniform(0, 10, n)
-    index = OwnerIndex(384, 0.99, "float16")
+    index = OwnerIndex(384, 0.99, precision)
     index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
     q = base
     weights = (0.1, 0.1, 3.0)
@@ -121,3 +122,71 @@ def test_half_precision_search_is_exact_on_near_ties(
     top = index.search(q, weights, 10)
     assert top.rows.tolist() == expected_rows.tolist()
     assert np.allclose(top.score, expected_scores, atol=score_tolerance)
+
+
+def _adversarial_rows(rng: np.random.Generator) -> np.ndarray:
+    """Rows int8 codes handle worst: one large component (the rest round to zero), two equal
+    peaks, tiny dense noise, exact duplicates of the query, and ordinary random rows."""
+    spiky = rng.standard_normal((50, 384)) * 1e-3
+    spiky[:, 0] = 1.0
+    twin = rng.standard_normal((50, 384)) * 0.01
+    twin[:, :2] = 0.7
+    dense = rng.choice([-1.0, 1.0], (50, 384)) + rng.uniform(-0.004, 0.004, (50, 384))
+    rows = np.vstack([spiky, twin, dense, rng.standard_normal((500, 384))]).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_int8_error_never_exceeds_its_certified_bound() -> None:
+    from memory.quantized import Int8Codes
+
+    rng = np.random.default_rng(2)
+    E = _adversarial_rows(rng)
+    codes = Int8Codes(384, len(E))
+    codes.encode(0, E)
+    for q in [E[0], E[60], E[120], E[-1], _adversarial_rows(rng)[200]]:
+        approx, eps = codes.scan(q, len(E))
+        assert np.abs(approx - E @ q).max() <= eps
+        assert eps < 0.1  # spiky rows leave ~0.02 of residual each; the bound stays small
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_int8_search_is_exact_on_adversarial_rows_and_ties(seed: int) -> None:
+    """Duplicated rows tie on relevance, equal importance and recency make whole groups tie:
+    the int8 path returns the same top-k scores as the float32 path."""
+    rng = np.random.default_rng(seed)
+    E = _adversarial_rows(rng)
+    E = np.vstack([E, E[:100]])  # exact duplicates: relevance ties
+    n = len(E)
+    imp = rng.integers(1, 4, n).astype(np.float32)
+    last = rng.choice([0.0, 5.0, 10.0], n)
+    exact, quick = OwnerIndex(384, 0.99, "float32"), OwnerIndex(384, 0.99, "int8")
+    for index in (exact, quick):
+        index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    for q in (E[0], E[60], E[rng.integers(n)], rng.standard_normal(384).astype(np.float32)):
+        q = q / np.linalg.norm(q)
+        want, got = exact.search(q, (0.5, 2.0, 3.0), 10), quick.search(q, (0.5, 2.0, 3.0), 10)
+        assert np.allclose(got.score, want.score, atol=1e-5)
+        assert set(got.rows.tolist()) == set(want.rows.tolist()) or np.isclose(
+            got.score[-1], got.score[-2], atol=1e-5
+        )
+
+
+def test_auto_precision_measures_then_stays_exact() -> None:
+    """Past AUTO_MIN_ROWS the index times both passes once and keeps the faster; either way
+    the top-k equals the reference."""
+    from memory.index import AUTO_MIN_ROWS
+
+    rng = np.random.default_rng(4)
+    n = AUTO_MIN_ROWS + 500
+    E = rng.standard_normal((n, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    imp = rng.integers(1, 11, n).astype(np.float32)
+    last = rng.uniform(0, 720, n)
+    index = OwnerIndex(384, 0.99, "auto")
+    index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    q = E[7]
+    expected_rows, expected_scores = _reference(E, last, imp, q, 720.0, (0.5, 2.0, 3.0), 0.99)
+    top = index.search(q, (0.5, 2.0, 3.0), 10)
+    assert index._measured_at == n
+    assert top.rows.tolist() == expected_rows.tolist()
+    assert np.allclose(top.score, expected_scores, atol=1e-5)

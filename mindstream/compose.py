@@ -107,7 +107,10 @@ class Parts:
         from lm.embeddings import MiniLMEmbeddings
 
         return MiniLMEmbeddings(
-            batch_size=self.config.embedder.batch_size, threads=self.config.model.local.threads
+            batch_size=self.config.embedder.batch_size,
+            threads=self.config.model.local.threads,
+            backend=self.config.embedder.backend,
+            cache_dir=self.config.model.local.cache_dir,
         )
 
     # ---- memory ------------------------------------------------------------------------

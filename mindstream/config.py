@@ -45,6 +45,9 @@ class EmbedderConfig(BaseModel):
 
     name: Literal["minilm"] = "minilm"
     batch_size: int = Field(64, ge=1)
+    backend: Literal["auto", "onnx", "torch"] = Field(
+        "auto", description="onnx: onnxruntime, no torch import; torch: sentence-transformers"
+    )
 
 
 class StoreConfig(BaseModel):

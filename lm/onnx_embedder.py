@@ -1,0 +1,131 @@
+"""all-MiniLM-L6-v2 through onnxruntime: the same vectors as sentence-transformers without
+importing torch or transformers, so a one-memory command starts in about a second.
+
+The graph (BERT, mean pooling over the attention mask, L2 normalisation) is exported from the
+packaged weights once per machine into the model cache; later processes load only
+onnxruntime and the Rust tokenizer. Texts are sorted by length before batching so padding
+stays short, as sentence-transformers does.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+ONNX_NAME = "all-minilm-l6-v2.onnx"
+DIMENSION = 384
+_MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def onnx_available() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) for m in ("onnxruntime", "tokenizers"))
+
+
+def cached_onnx(model_dir: Path, cache_dir: Path) -> Path:
+    """The exported graph, written once (to a temporary name, then renamed into place)."""
+    target = cache_dir / ONNX_NAME
+    if target.is_file():
+        return target
+    print(f"preparing the embedding model once ({target}) ...", file=sys.stderr, flush=True)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=".minilm-", dir=cache_dir))
+    try:
+        _export(model_dir, folder / ONNX_NAME)
+        (folder / ONNX_NAME).rename(target)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return target
+
+
+def _export(model_dir: Path, path: Path) -> None:
+    import warnings
+
+    import torch
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, bert: Any) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, ids: Any, mask: Any, types: Any) -> Any:
+            hidden = self.bert(input_ids=ids, attention_mask=mask, token_type_ids=types)
+            weights = mask.unsqueeze(-1).to(hidden.last_hidden_state.dtype)
+            summed = (hidden.last_hidden_state * weights).sum(1)
+            mean = summed / weights.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, dim=-1)
+
+    model = Pooled(AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval())
+    example = torch.tensor([[101, 7592, 102]])
+    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS}
+    with torch.no_grad(), warnings.catch_warnings():
+        # The tracer warns that shape checks become constants; BERT's are batch-independent
+        # (tests compare padded batches of mixed lengths with sentence-transformers).
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model,
+            (example, torch.ones_like(example), torch.zeros_like(example)),
+            str(path),
+            input_names=list(_INPUTS),
+            output_names=["embedding"],
+            dynamic_axes={**axes, "embedding": {0: "batch"}},
+            opset_version=17,
+            dynamo=False,
+        )
+
+
+class OnnxMiniLM:
+    """An onnxruntime session and the model's tokenizer."""
+
+    def __init__(self, graph: Path, model_dir: Path, threads: int | None) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or 0
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = onnxruntime.InferenceSession(
+            str(graph), options, providers=["CPUExecutionProvider"]
+        )
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.enable_truncation(_MAX_TOKENS)
+        self.tokenizer.enable_padding()
+
+    def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for first in range(0, len(order), batch_size):
+            chosen = order[first : first + batch_size]
+            out[chosen] = self._batch([texts[i] for i in chosen])
+        return out
+
+    def _batch(self, texts: list[str]) -> np.ndarray:
+        encoded = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feeds = dict(zip(_INPUTS, (ids, mask, np.zeros_like(ids)), strict=True))
+        (vectors,) = self.session.run(["embedding"], feeds)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+@lru_cache(maxsize=2)
+def load_onnx_minilm(model_dir: Path, cache_dir: Path, threads: int | None) -> OnnxMiniLM:
+    return OnnxMiniLM(cached_onnx(model_dir, cache_dir), model_dir, threads)

@@ -55,6 +55,7 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_lm.py
 	$(PY) bench/bench_retrieval.py
+	MINDSTREAM_THREADS=2 $(PY) bench/bench_cli.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_sim.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_served.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_service.py

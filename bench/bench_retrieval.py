@@ -1,11 +1,14 @@
 """Retrieval benchmark against the shared anchors (LangChain, original code, numpy bound).
 
-Runs `shared/bench/retrieval_anchors.py` with this project as the `P` column, once with
-float32 embeddings (exact) and once with float16, plus the numpy baseline `C` in the same run;
-then measures what the harness does not: adding one memory at size N, and the ANN prefilter's
-recall on a chroma store. Writes bench/results/retrieval.json and retrieval.md.
+Runs `shared/bench/retrieval_anchors.py` with this project as the `P` column in the default
+configuration (precision "auto": an int8 first pass where it measures faster, exact re-rank)
+and with every scan in float32, each beside the numpy baseline `C` of the same run; then
+measures what the harness does not: adding one memory at size N, and the ANN prefilter's
+recall on a chroma store. Prints the CPU's SIMD flags and the measured memory bandwidth beside
+the figures, and exits non-zero if any recall is below 1.00. Writes
+bench/results/retrieval.json and retrieval.md.
 
-    python bench/bench_retrieval.py [--sizes 10000 100000 1000000] [--anchors PATH]
+    python bench/bench_retrieval.py [--sizes 10000 100000 1000000] [--precisions auto float32]
 """
 
 from __future__ import annotations
@@ -26,7 +29,21 @@ RESULTS = ROOT / "bench" / "results"
 DEFAULT_ANCHORS = ROOT.parent / "shared" / "bench" / "retrieval_anchors.py"
 
 
-def run_harness(anchors: Path, sizes: list[int], impls: list[str], precision: str) -> list[dict]:
+def cpu_flags() -> list[str]:
+    """The SIMD features that decide which kernels run (from /proc/cpuinfo)."""
+    wanted = ("avx2", "fma", "f16c", "avx512", "amx", "vnni", "bf16", "fp16")
+    try:
+        line = next(
+            x for x in Path("/proc/cpuinfo").read_text().splitlines() if x.startswith("flags")
+        )
+    except (OSError, StopIteration):
+        return []
+    return sorted({f for f in line.split(":", 1)[1].split() if any(w in f for w in wanted)})
+
+
+def run_harness(
+    anchors: Path, sizes: list[int], impls: list[str], precision: str
+) -> tuple[list[dict], dict]:
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
         out = Path(handle.name)
     env = {**os.environ, "MINDSTREAM_BENCH_PRECISION": precision, "PYTHONPATH": str(ROOT)}
@@ -47,6 +64,7 @@ def run_harness(anchors: Path, sizes: list[int], impls: list[str], precision: st
     print("$", " ".join(command[1:]), f"(precision {precision})", flush=True)
     subprocess.run(command, check=True, env=env, cwd=anchors.parent)
     report = json.loads(out.read_text())
+    meta = report["meta"]
     rows = list(report["results"])
     rows += [{**skip, "median_ms": None} for skip in report.get("skipped", [])]
     for row in rows:
@@ -55,7 +73,7 @@ def run_harness(anchors: Path, sizes: list[int], impls: list[str], precision: st
             row["impl"] = f"P ({precision})"
         elif row.get("impl") == "C":
             row["impl"] = f"C (run {precision})"
-    return rows
+    return rows, meta
 
 
 def add_one_cost(size: int, samples: int = 2000) -> float:
@@ -165,20 +183,44 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--anchors", type=Path, default=DEFAULT_ANCHORS)
     parser.add_argument("--ann-size", type=int, default=20_000)
+    parser.add_argument(
+        "--precisions", nargs="+", default=["auto", "float32"], help="auto, float32, float16, int8"
+    )
     args = parser.parse_args()
     if not args.anchors.is_file():
         sys.exit(f"error: anchors harness not found at {args.anchors} (pass --anchors PATH)")
-    rows = run_harness(args.anchors, args.sizes, ["C", "P"], "float32")
-    rows += run_harness(args.anchors, args.sizes, ["C", "P"], "float16")
+    rows: list[dict] = []
+    for precision in args.precisions:
+        found, meta = run_harness(args.anchors, args.sizes, ["C", "P"], precision)
+        rows += found
+    machine = {
+        "cpu": meta["versions"].get("cpu"),
+        "cores": meta["versions"].get("cpu_count"),
+        "simd_flags": cpu_flags(),
+        "bandwidth_GBps": meta["bandwidth"],
+    }
     add_us = {n: add_one_cost(n) for n in args.sizes}
     ann = ann_recall(args.ann_size, (200, 1000))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "retrieval.json").write_text(
-        json.dumps({"harness": rows, "add_one_us": add_us, "ann": ann}, indent=2)
+        json.dumps(
+            {"machine": machine, "harness": rows, "add_one_us": add_us, "ann": ann}, indent=2
+        )
     )
-    table = markdown(rows, add_us, ann)
+    table = machine_lines(machine) + markdown(rows, add_us, ann)
     (RESULTS / "retrieval.md").write_text(table)
     print(table)
+    short = [r for r in rows if r["impl"].startswith("P") and (r.get("recall") or 0) < 1.0]
+    if short:
+        sys.exit(f"FAILED: recall below 1.00 in {[(r['impl'], r['n']) for r in short]}")
+
+
+def machine_lines(machine: dict) -> str:
+    bandwidth = ", ".join(f"{k} {v:.1f}" for k, v in machine["bandwidth_GBps"].items())
+    return (
+        f"Machine: {machine['cpu']}, {machine['cores']} cores; SIMD: "
+        f"{' '.join(machine['simd_flags']) or 'unknown'}; memory bandwidth (GB/s): {bandwidth}\n\n"
+    )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -83,10 +82,10 @@ def run(
     summary = summarize(engine, parts.config.model.spec, interviews=interviews)
     console.print(
         f"simulated {engine.tick * engine.clock.tick_minutes / 60:.1f} sim-hours of "
-        f"{len(engine.agents)} agents in {summary['wall_seconds']:.0f} s wall time "
-        f"(every segment), {summary['model_requests']} model requests"
+        f"{len(engine.agents)} agents in {summary.wall_seconds:.0f} s wall time "
+        f"(every segment), {summary.model_requests} model requests"
     )
-    console.print(f"report: {summary['report']}")
+    console.print(f"report: {summary.report}")
 
 
 def _event(item: str) -> tuple[str, str]:
@@ -160,6 +159,7 @@ def report(
 ) -> None:
     """Rebuild report.md and timeline.png of a finished run from its log and summary."""
     from sim import RunFolder
+    from sim.events import read_summary
     from sim.report import write_report
 
     folder = RunFolder(run_folder)
@@ -168,7 +168,7 @@ def report(
         raise FileNotFoundError(
             f"{summary_path}: missing; run `mindstream sim run` to the end first"
         )
-    console.print(f"report: {write_report(folder, json.loads(summary_path.read_text()))}")
+    console.print(f"report: {write_report(folder, read_summary(summary_path))}")
 
 
 @app.command()

@@ -16,6 +16,7 @@ from typing import Any
 
 from memory import MemoryStore
 from sim.errors import CheckpointError
+from sim.events import Event, read_events
 
 
 class RunFolder:
@@ -38,11 +39,11 @@ class RunFolder:
         self.scenario.write_text(scenario_text, encoding="utf-8")
         self.log.write_text("", encoding="utf-8")
 
-    def append(self, events: Iterable[dict[str, Any]]) -> int:
+    def append(self, events: Iterable[Event]) -> int:
         """Append events durably; the log's size afterwards (kept in the checkpoint)."""
         with self.log.open("a", encoding="utf-8") as handle:
             for event in events:
-                handle.write(json.dumps(event, default=str) + "\n")
+                handle.write(event.as_json() + "\n")
             handle.flush()
             os.fsync(handle.fileno())
         return self.log.stat().st_size
@@ -60,12 +61,8 @@ class RunFolder:
         except json.JSONDecodeError as error:
             raise CheckpointError(f"{self.checkpoint}: unreadable ({error.msg})") from None
 
-    def events(self) -> list[dict[str, Any]]:
-        if not self.log.is_file():
-            return []
-        return [
-            json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines() if line
-        ]
+    def events(self) -> list[Event]:
+        return read_events(self.log)
 
     def roll_back(self, store: MemoryStore, state: dict[str, Any]) -> int:
         """Drop what an interrupted tick wrote after the checkpoint; how many memories."""

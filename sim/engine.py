@@ -21,6 +21,7 @@ from agents.generative import (
     react_to_objects,
     refresh_summaries,
 )
+from agents.generative.events import Event, Whereabouts
 from memory import MemoryStream, NewMemory
 from reflection import ReflectionConfig, Reflector
 from sim.checkpoint import RunFolder
@@ -29,8 +30,6 @@ from sim.config import SimConfig
 from sim.errors import SimError
 from sim.scenario import EventSpec, Scenario
 from sim.world import World
-
-Event = dict[str, Any]
 
 
 class Engine:
@@ -128,16 +127,14 @@ class Engine:
         for event in due:
             if event.place is not None and event.state is not None:
                 self.world.set_state(event.place, event.state)
-                events.append({"type": "event", "place": event.place, "state": event.state})
+                events.append(Event(type="event", place=event.place, state=event.state))
             elif event.agent is not None and event.inner_voice is not None:
                 agent = self.agents[event.agent]
                 whispers.append(
                     agent.memory(event.inner_voice, moment, inner_voice=True, tick=self.tick)
                 )
                 agent.plan_date = None  # re-plan the day with the new memory
-                events.append(
-                    {"type": "inner_voice", "agent": agent.name, "text": event.inner_voice}
-                )
+                events.append(Event(type="inner_voice", agent=agent.name, text=event.inner_voice))
         self.stream.add_many(whispers)
         return events
 
@@ -192,8 +189,7 @@ class Engine:
         threshold = self.config.agent.react_threshold
         decided = decide_reactions(candidates, self.minds, moment)
         events: list[Event] = [
-            {"type": "react?", "agent": a.name, "to": s.text, "p_yes": round(p, 3)}
-            for a, s, p in decided
+            Event(type="react?", agent=a.name, to=s.text, p_yes=round(p, 3)) for a, s, p in decided
         ]
         chosen = [(a, s) for a, s, p in decided if p >= threshold]
         self.rng.shuffle(chosen)
@@ -207,7 +203,7 @@ class Engine:
         objects = [(a, s) for a, s in chosen if not s.is_agent]
         reacted, reactions = react_to_objects(objects, self.minds, moment, self.tick)
         self.stream.add_many(memories + reacted)
-        events += [{"type": "conversation", **t.model_dump()} for t in talks]
+        events += [Event(type="conversation", **t.model_dump()) for t in talks]
         return events + reactions
 
     def _salient(self, agent: GenerativeAgent, moment: datetime) -> Sight | None:
@@ -231,29 +227,24 @@ class Engine:
         for agent in (a for a in agents if a.config.cognition.reflects):
             result = self.reflector.reflect(agent.name)
             if result.insights:
-                events.append(
-                    {
-                        "type": "reflection",
-                        "agent": agent.name,
-                        "insights": [i.record.text for i in result.insights],
-                    }
-                )
+                insights = [i.record.text for i in result.insights]
+                events.append(Event(type="reflection", agent=agent.name, insights=insights))
         return events
 
     def _whereabouts(self, moment: datetime) -> Event:
-        return {
-            "type": "tick",
-            "agents": {
-                a.name: {"place": a.location, "doing": a.status(moment)}
+        return Event(
+            type="tick",
+            agents={
+                a.name: Whereabouts(place=a.location, doing=a.status(moment))
                 for a in self.agents.values()
             },
-        }
+        )
 
     def _commit(self, events: list[Event]) -> None:
         stamp = {"tick": self.tick, "time": (self.clock.now() - self.clock.step).isoformat()}
         if self.folder is not None:
             self.stream.flush()
-            self.log_size = self.folder.append({**stamp, **e} for e in events)
+            self.log_size = self.folder.append(e.model_copy(update=stamp) for e in events)
             self.folder.save(self.get_state())
 
     # ---- saving ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from itertools import permutations
 from typing import Any
 
 from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream
+from sim.events import Event
 from sim.scenario import Scenario
 
 
@@ -62,20 +63,20 @@ def relationships(stream: MemoryStream, scenario: Scenario, start_only: bool) ->
     return {"pairs": pairs, "density": len(pairs) / possible if possible else 0.0}
 
 
-def attendance(events: list[dict[str, Any]], scenario: Scenario) -> dict[str, Any]:
+def attendance(events: list[Event], scenario: Scenario) -> dict[str, Any]:
     """Who was in each gathering's area at some tick inside its window (None: not simulated)."""
     result: dict[str, Any] = {}
-    ticks = [e for e in events if e.get("type") == "tick"]
+    ticks = [e for e in events if e.type == "tick" and e.agents]
     for gathering in scenario.gatherings:
         inside = [
-            e for e in ticks if gathering.start <= datetime.fromisoformat(e["time"]) < gathering.end
+            e for e in ticks if gathering.start <= datetime.fromisoformat(e.time) < gathering.end
         ]
         present = sorted(
             {
                 name
                 for e in inside
-                for name, where in e["agents"].items()
-                if where["place"].startswith(f"{gathering.area}:")
+                for name, where in (e.agents or {}).items()
+                if where.place.startswith(f"{gathering.area}:")
             }
         )
         result[gathering.topic] = {
@@ -87,9 +88,7 @@ def attendance(events: list[dict[str, Any]], scenario: Scenario) -> dict[str, An
     return result
 
 
-def measure(
-    stream: MemoryStream, scenario: Scenario, events: list[dict[str, Any]]
-) -> dict[str, Any]:
+def measure(stream: MemoryStream, scenario: Scenario, events: list[Event]) -> dict[str, Any]:
     return {
         "diffusion": {
             "start": diffusion(stream, scenario, start_only=True),

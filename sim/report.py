@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.checkpoint import RunFolder
+from sim.events import Event, RunSummary
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:
@@ -16,18 +17,18 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_report(folder: RunFolder, summary: dict[str, Any]) -> Path:
+def write_report(folder: RunFolder, summary: RunSummary) -> Path:
     events = folder.events()
     plot = plot_timeline(events, folder.root / "timeline.png")
-    agents = list(summary["agents"])
+    agents = list(summary.agents)
     parts = [
-        f"# {summary['scenario']}: {summary['sim_start']} to {summary['sim_end']}",
-        f"{len(agents)} agents, {summary['ticks']} ticks of {summary['tick_minutes']} sim-minutes, "
-        f"model `{summary['model']}`, {'batched' if summary['batched'] else 'unbatched'} calls; "
-        f"wall time {summary['wall_seconds']:.0f} s "
-        f"({summary['sim_minutes_per_wall_second']:.2f} sim-minutes per wall-second), "
-        f"{summary['model_requests']} model requests.",
-        _metrics(summary["metrics"]),
+        f"# {summary.scenario}: {summary.sim_start} to {summary.sim_end}",
+        f"{len(agents)} agents, {summary.ticks} ticks of {summary.tick_minutes} sim-minutes, "
+        f"model `{summary.model}`, {'batched' if summary.batched else 'unbatched'} calls; "
+        f"wall time {summary.wall_seconds:.0f} s "
+        f"({summary.sim_minutes_per_wall_second:.2f} sim-minutes per wall-second), "
+        f"{summary.model_requests} model requests.",
+        _metrics(summary.metrics),
         f"![where everyone was]({plot.name})" if plot else "",
         "## Model calls per component",
         "Seconds add up each request's time: against a server, concurrent requests overlap, so "
@@ -37,12 +38,12 @@ def write_report(folder: RunFolder, summary: dict[str, Any]) -> Path:
             [
                 [
                     c,
-                    summary["requests"].get(c, 0),
+                    summary.requests.get(c, 0),
                     int(u["prompt_tokens"]),
                     int(u["completion_tokens"]),
                     f"{u['seconds']:.1f}",
                 ]
-                for c, u in sorted(summary["ledger"].items())
+                for c, u in sorted(summary.ledger.items())
             ],
         ),
     ]
@@ -85,45 +86,43 @@ def _metrics(metrics: dict[str, Any]) -> str:
     return "\n\n".join(lines)
 
 
-def _agent_section(name: str, events: list[dict[str, Any]], summary: dict[str, Any]) -> str:
+def _agent_section(name: str, events: list[Event], summary: RunSummary) -> str:
     lines = [f"## {name}"]
-    plans = [e for e in events if e["type"] == "plan" and e["agent"] == name]
-    for plan in plans:
-        lines.append(f"**Day plan** ({plan['source']}, at {plan['time'][11:16]}): {plan['steps']}")
+    for plan in (e for e in events if e.type == "plan" and e.agent == name):
+        lines.append(f"**Day plan** ({plan.source}, at {plan.time[11:16]}): {plan.steps}")
     doing = [
-        [e["time"][11:16], e["agents"][name]["place"], e["agents"][name]["doing"]]
+        [e.time[11:16], e.agents[name].place, e.agents[name].doing]
         for e in events
-        if e["type"] == "tick"
+        if e.type == "tick" and e.agents and name in e.agents
     ]
     lines.append(_table(["time", "where", "doing"], doing))
-    reacts = [e for e in events if e["type"] == "react" and e["agent"] == name]
-    lines += [f"- reacted at {e['time'][11:16]} to *{e['to']}*: {e['plan']}" for e in reacts]
-    for talk in (
-        e for e in events if e["type"] == "conversation" and name in (e["first"], e["second"])
-    ):
-        said = "<br>".join(f"**{who}**: {text}" for who, text in talk["lines"]) or "(nothing said)"
+    reacts = [e for e in events if e.type == "react" and e.agent == name]
+    lines += [f"- reacted at {e.time[11:16]} to *{e.to}*: {e.plan}" for e in reacts]
+    for talk in (e for e in events if e.type == "conversation" and e.involves(name)):
+        said = (
+            "<br>".join(f"**{who}**: {text}" for who, text in talk.lines or []) or "(nothing said)"
+        )
         lines.append(
-            f"**Conversation** at {talk['time'][11:16]} in {talk['place']} "
-            f"(ended: {talk['ended_by']})<br>{said}"
+            f"**Conversation** at {talk.time[11:16]} in {talk.place} "
+            f"(ended: {talk.ended_by})<br>{said}"
         )
     insights = [
-        i for e in events if e["type"] == "reflection" and e["agent"] == name for i in e["insights"]
+        i for e in events if e.type == "reflection" and e.agent == name for i in e.insights or []
     ]
     if insights:
         lines.append("**Reflections**: " + "; ".join(insights))
-    answers = [a for a in summary.get("interviews", []) if a["agent"] == name]
+    answers = [a for a in summary.interviews if a.agent == name]
     if answers:
         lines.append(
-            _table(
-                ["interview question", "answer"], [[a["question"], a["answer"]] for a in answers]
-            )
+            _table(["interview question", "answer"], [[a.question, a.answer] for a in answers])
         )
     return "\n\n".join(lines)
 
 
-def plot_timeline(events: list[dict[str, Any]], path: Path) -> Path | None:
+def plot_timeline(events: list[Event], path: Path) -> Path | None:
     """One row per agent, coloured by the area it was in at each tick."""
-    ticks = [e for e in events if e["type"] == "tick"]
+    ticks = [e.agents for e in events if e.type == "tick" and e.agents]
+    moments = [datetime.fromisoformat(e.time) for e in events if e.type == "tick" and e.agents]
     if not ticks:
         return None
     import matplotlib
@@ -132,15 +131,17 @@ def plot_timeline(events: list[dict[str, Any]], path: Path) -> Path | None:
     import matplotlib.pyplot as plt
     from matplotlib.dates import DateFormatter, date2num
 
-    names = list(ticks[0]["agents"])
-    areas = sorted({a["place"].split(":")[0] for e in ticks for a in e["agents"].values()})
+    names = list(ticks[0])
+    areas = sorted({a.place.split(":")[0] for tick in ticks for a in tick.values()})
     colours = {area: plt.get_cmap("tab10")(i % 10) for i, area in enumerate(areas)}
-    times = [date2num(datetime.fromisoformat(e["time"])) for e in ticks]
+    times = [float(date2num(t)) for t in moments]
     width = (times[1] - times[0]) if len(times) > 1 else 1 / 144
     figure, axis = plt.subplots(figsize=(9, 0.6 * len(names) + 1.5))
     for row, name in enumerate(names):
-        for when, event in zip(times, ticks, strict=True):
-            area = event["agents"][name]["place"].split(":")[0]
+        for when, tick in zip(times, ticks, strict=True):
+            if name not in tick:
+                continue
+            area = tick[name].place.split(":")[0]
             axis.broken_barh([(when, width)], (row - 0.4, 0.8), color=colours[area])
     axis.set_yticks(range(len(names)), names)
     axis.xaxis.set_major_formatter(DateFormatter("%H:%M"))

@@ -3,7 +3,6 @@ effective configuration."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from reflection import ReflectionConfig
 from sim.checkpoint import RunFolder
 from sim.engine import Engine, SimConfig
 from sim.errors import SimError
+from sim.events import Interview, RunSummary
 from sim.metrics import measure
 from sim.report import write_report
 from sim.scenario import Scenario, load_scenario
@@ -92,7 +92,7 @@ def _stream(store: ChromaStore, parts: RunParts) -> MemoryStream:
     return MemoryStream(store, parts.embedder, rater=rater, config=parts.stream)
 
 
-def summarize(engine: Engine, model: str, *, interviews: bool = True) -> dict[str, Any]:
+def summarize(engine: Engine, model: str, *, interviews: bool = True) -> RunSummary:
     """Interview every agent, measure the emergent behaviour, write summary.json and the report."""
     if engine.folder is None:
         raise ValueError("summarize needs an engine with a run folder")
@@ -107,29 +107,28 @@ def summarize(engine: Engine, model: str, *, interviews: bool = True) -> dict[st
     events = engine.folder.events()
     sim_minutes = engine.tick * engine.clock.tick_minutes
     wall = engine.wall_seconds
-    summary = {
-        "scenario": engine.scenario.name,
-        "model": model,
-        "batched": engine.minds.batched,
-        "sim_start": f"{engine.scenario.start:%Y-%m-%d %H:%M}",
-        "sim_end": f"{moment:%Y-%m-%d %H:%M}",
-        "ticks": engine.tick,
-        "tick_minutes": engine.clock.tick_minutes,
-        "agents": list(engine.agents),
-        "wall_seconds": wall,
-        "sim_minutes_per_wall_second": sim_minutes / wall if wall else 0.0,
-        "model_requests": sum(engine.minds.requests.values()),
-        "requests": dict(engine.minds.requests),
-        "ledger": engine.minds.ledger.as_dict(),
-        "memories": len(engine.stream),
-        "metrics": measure(engine.stream, engine.scenario, events),
-        "interviews": [
-            {"agent": a.name, "question": q, "answer": answer}
+    summary = RunSummary(
+        scenario=engine.scenario.name,
+        model=model,
+        batched=engine.minds.batched,
+        sim_start=f"{engine.scenario.start:%Y-%m-%d %H:%M}",
+        sim_end=f"{moment:%Y-%m-%d %H:%M}",
+        ticks=engine.tick,
+        tick_minutes=engine.clock.tick_minutes,
+        agents=list(engine.agents),
+        wall_seconds=wall,
+        sim_minutes_per_wall_second=sim_minutes / wall if wall else 0.0,
+        model_requests=sum(engine.minds.requests.values()),
+        requests=dict(engine.minds.requests),
+        ledger=engine.minds.ledger.as_dict(),
+        memories=len(engine.stream),
+        metrics=measure(engine.stream, engine.scenario, events),
+        interviews=[
+            Interview(agent=a.name, question=q, answer=answer)
             for (a, q), answer in zip(asked, answers, strict=True)
         ],
-    }
-    (engine.folder.root / "summary.json").write_text(
-        json.dumps(summary, indent=1), encoding="utf-8"
     )
-    summary["report"] = str(write_report(engine.folder, summary))
-    return summary
+    (engine.folder.root / "summary.json").write_text(
+        summary.model_dump_json(indent=1, exclude_none=True), encoding="utf-8"
+    )
+    return summary.model_copy(update={"report": str(write_report(engine.folder, summary))})

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from agents.generative.agent import GenerativeAgent
+from agents.generative.events import Event
 from agents.generative.minds import Minds
 from agents.generative.plan import (
     ACTION,
@@ -36,7 +37,6 @@ from agents.generative.text import activity, has_words, sentences
 from memory import NewMemory
 
 WAKE_HOUR = 6
-Event = dict[str, Any]
 
 
 class Places(Protocol):
@@ -134,13 +134,9 @@ def plan_days(
             )
         )
         events.append(
-            {
-                "type": "plan",
-                "agent": agent.name,
-                "source": source,
-                "steps": listing,
-                "model_wrote": reply[:300],
-            }
+            Event(
+                type="plan", agent=agent.name, source=source, steps=listing, model_wrote=reply[:300]
+            )
         )
     return memories, events
 
@@ -231,13 +227,13 @@ def _split(
         children = _hours(step, items) if level == HOUR else _actions(agent, step, items, moment)
         agent.plan.decompose(step, children)
         events.append(
-            {
-                "type": component,
-                "agent": agent.name,
-                "parent": step.describe(),
-                "steps": [c.describe() for c in children],
-                "parsed": len(items),
-            }
+            Event(
+                type="hourly" if level == HOUR else "actions",
+                agent=agent.name,
+                parent=step.describe(),
+                steps=[c.describe() for c in children],
+                parsed=len(items),
+            )
         )
     return events
 
@@ -305,9 +301,7 @@ def choose_places(
         place = f"{area}: {room}"
         agent.plan.set_place(step, place)
         if place != agent.location:
-            events.append(
-                {"type": "move", "agent": agent.name, "from": agent.location, "to": place}
-            )
+            events.append(Event(type="move", agent=agent.name, from_=agent.location, to=place))
         agent.location = place
     return events
 

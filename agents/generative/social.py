@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from agents.generative.agent import GenerativeAgent
+from agents.generative.events import Event
 from agents.generative.minds import Minds
 from agents.generative.plan import ACTION, PlanStep
 from agents.generative.planning import bullets, clock_time
@@ -24,7 +24,6 @@ from agents.generative.text import activity, has_words, sentences
 from memory import NewMemory
 
 FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")
-Event = dict[str, Any]
 
 
 class Sight(BaseModel):
@@ -105,9 +104,7 @@ def react_to_objects(
                 tick=tick,
             )
         )
-        events.append(
-            {"type": "react", "agent": agent.name, "to": sight.text, "plan": step.describe()}
-        )
+        events.append(Event(type="react", agent=agent.name, to=sight.text, plan=step.describe()))
     return memories, events
 
 

@@ -31,9 +31,9 @@ def test_two_agents_on_the_real_model(real_chat_model, real_embedder, tmp_path: 
     assert MemoryKind.PLAN in kinds
     assert minds.requests["place"] > 0 and minds.requests["importance"] > 0
     summary = summarize(engine, "local:smollm2-135m")
-    answers = [a["answer"] for a in summary["interviews"]]
+    answers = [a.answer for a in summary.interviews]
     assert len(answers) == 4 and sum(bool(a) for a in answers) >= 3
-    report = Path(summary["report"]).read_text()
+    report = Path(summary.report or "").read_text()
     assert "## Ann Lee" in report and (tmp_path / "run" / "timeline.png").stat().st_size > 0
     saved = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert saved["ticks"] == 3

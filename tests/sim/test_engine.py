@@ -24,11 +24,11 @@ def _engine(yes: float = 0.9) -> Engine:
 def test_two_agents_in_one_room_meet_talk_and_both_remember() -> None:
     engine = _engine()
     events = engine.step()
-    talks = [e for e in events if e["type"] == "conversation"]
+    talks = [e for e in events if e.type == "conversation"]
     assert len(talks) == 1
-    lines = talks[0]["lines"]
-    assert [speaker for speaker, _ in lines] == [talks[0]["first"], talks[0]["second"]]
-    assert talks[0]["ended_by"] == "farewell"
+    lines = talks[0].lines or []
+    assert [speaker for speaker, _ in lines] == [talks[0].first, talks[0].second]
+    assert talks[0].ended_by == "farewell"
     for name, other in (("Ann Lee", "Bob Ray"), ("Bob Ray", "Ann Lee")):
         dialogue = engine.stream.recent(10, owner=name, kinds=[MemoryKind.DIALOGUE])
         assert len(dialogue) == 1
@@ -36,14 +36,14 @@ def test_two_agents_in_one_room_meet_talk_and_both_remember() -> None:
         assert "party tonight" in dialogue[0].text
     # both are busy talking for this tick, then free; the cooldown stops an immediate re-talk
     second = engine.step()
-    assert not [e for e in second if e["type"] == "conversation"]
+    assert not [e for e in second if e.type == "conversation"]
 
 
 def test_no_reaction_below_the_threshold() -> None:
     engine = _engine(yes=0.1)
     events = engine.step()
-    assert not [e for e in events if e["type"] == "conversation"]
-    assert [e for e in events if e["type"] == "react?"]
+    assert not [e for e in events if e.type == "conversation"]
+    assert [e for e in events if e.type == "react?"]
 
 
 def test_plans_are_decomposed_into_short_actions_with_places() -> None:
@@ -77,8 +77,8 @@ def test_an_injected_event_is_perceived_and_changes_the_plan() -> None:
         if engine.world.area_of(a.location) == engine.world.area_of(room)
     ]
     assert ann in witnesses
-    reactions = [e for e in events if e["type"] == "react"]
-    assert {r["agent"] for r in reactions} == {a.name for a in witnesses}
+    reactions = [e for e in events if e.type == "react"]
+    assert {r.agent for r in reactions} == {a.name for a in witnesses}
     for agent in witnesses:
         seen = [m.text for m in engine.stream.recent(20, owner=agent.name)]
         assert f"{thing} is burning" in seen
@@ -91,7 +91,7 @@ def test_inner_voice_is_remembered_and_triggers_a_new_day_plan() -> None:
     engine.step()
     engine.whisper("Bob Ray", "You want to run for mayor.")
     events = engine.step()
-    assert any(e["type"] == "plan" and e["agent"] == "Bob Ray" for e in events)
+    assert any(e.type == "plan" and e.agent == "Bob Ray" for e in events)
     texts = [m.text for m in engine.stream.recent(30, owner="Bob Ray")]
     assert "You want to run for mayor." in texts
 

@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install demo test test-fast lint bench clean-cache help
+.PHONY: install demo test test-fast lint bench clean-cache help browser
 
 help:
 	@echo "make demo   install (first time) and run the town on the embedded model"
@@ -46,7 +46,15 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-test: lint
+# The page tests drive Debian's chromium through Playwright (no browser download).
+browser:
+	@command -v chromium >/dev/null || { \
+		echo "installing Debian's chromium for the page tests"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -q chromium >/dev/null || \
+		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -q >/dev/null && \
+		  $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -q chromium >/dev/null; }; }
+
+test: lint browser
 	MINDSTREAM_THREADS=1 $(PY) -m pytest -q
 
 test-fast: $(STAMP)

@@ -39,15 +39,19 @@ def serve(
     port: Annotated[
         int | None, typer.Option(help="Port (service.port); 0 picks a free one.")
     ] = None,
+    runs: Annotated[
+        Path | None, typer.Option(help="Folder of run folders the town pages open (service.runs).")
+    ] = None,
 ) -> None:
     """Serve the personal assistant over REST (OpenAPI at /docs) on 127.0.0.1, many users, one
-    store; the single writer of that store. Ctrl-C stops it."""
+    store; the single writer of that store. Web pages: / (runs), /runs/<run> (town replay and
+    minds), /teach (TeachMe), /chat (the assistant). Ctrl-C stops it."""
     import uvicorn
 
     from lm.server import free_port
     from mindstream.service.app import Service, create_app
 
-    changes = {k: v for k, v in {"data": data, "port": port}.items() if v is not None}
+    changes = {k: v for k, v in {"data": data, "port": port, "runs": runs}.items() if v is not None}
     config = type(parts.config.service).model_validate(
         {**parts.config.service.model_dump(), **changes}
     )
@@ -56,7 +60,7 @@ def serve(
     service = Service(parts, config)
     where = f"http://{config.host}:{config.port}"
     console.print(
-        f"mindstream serving {config.data} at {where} (OpenAPI: {where}/docs)",
+        f"mindstream serving {config.data} at {where} (pages: {where}/, OpenAPI: {where}/docs)",
         highlight=False,
         soft_wrap=True,
     )

@@ -12,6 +12,7 @@ from mindstream.cli_support import clean_errors, configured, console
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
+    from mindstream.service.live import LiveServer
     from sim import Engine
 
 app = typer.Typer(
@@ -51,6 +52,14 @@ def run(
         list[str] | None, typer.Option(help="An inner-voice instruction: 'Agent Name: text'.")
     ] = None,
     interviews: Annotated[bool, typer.Option(help="Interview every agent at the end.")] = True,
+    serve: Annotated[
+        bool,
+        typer.Option(
+            help="Show the run live in the browser while it runs (town page on 127.0.0.1; "
+            "it stays up after the run until Ctrl-C)."
+        ),
+    ] = False,
+    port: Annotated[int, typer.Option(help="Port of --serve; 0 picks a free one.")] = 0,
 ) -> None:
     """Run SCENARIO for --hours sim-hours, checkpointing every tick; write the report. A run
     stopped by an error or a kill continues with --resume."""
@@ -78,6 +87,7 @@ def run(
     for agent, text in whispers:
         engine.whisper(agent, text)
     ticks = max(round(hours * 60 / engine.clock.tick_minutes), 1)
+    server = _serve_live(engine, out, parts, port) if serve else None
     _advance(engine, ticks)
     summary = summarize(engine, parts.config.model.spec, interviews=interviews)
     console.print(
@@ -86,6 +96,17 @@ def run(
         f"(every segment), {summary.model_requests} model requests"
     )
     console.print(f"report: {summary.report}")
+    if server is not None:
+        console.print("the run is finished; its page stays up until Ctrl-C")
+        server.wait()
+
+
+def _serve_live(engine: Engine, out: Path, parts: Parts, port: int) -> LiveServer:
+    from mindstream.service.live import LiveServer
+
+    server = LiveServer.start(out.resolve(), engine.stream, parts, port)
+    console.print(f"live view: {server.url}", highlight=False, soft_wrap=True)
+    return server
 
 
 def _event(item: str) -> tuple[str, str]:

@@ -64,6 +64,7 @@ def run(run_dir: Path, out: Path, parts: Parts, judge: Parts) -> dict[str, Any]:
         ranking(list(conditions), _wins(state, judge_name, q, list(conditions))) for q in questions
     ]
     result = {
+        "command": _command(run_dir, judge_name, parts.config.model.spec),
         "run": str(run_dir),
         "agents": len(engine.agents),
         "questions": len(questions),
@@ -81,6 +82,11 @@ def run(run_dir: Path, out: Path, parts: Parts, judge: Parts) -> dict[str, Any]:
     }
     write(result, out, _slug(judge_name, parts.config.model.spec))
     return result
+
+
+def _command(run_dir: Path, judge: str, model: str) -> str:
+    command = f"mindstream eval believability {run_dir}"
+    return command if judge == model else f"{command} --judge-model {judge} --judge-base-url URL"
 
 
 def _key(question: Question) -> str:

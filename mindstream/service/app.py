@@ -23,6 +23,8 @@ from memory import InvalidMemoryError, MemoryNotFoundError
 from mindstream.service import jobs
 from mindstream.service.config import ServiceConfig
 from mindstream.service.limits import BodyLimit, RateLimiter
+from mindstream.service.pages import mount_pages
+from mindstream.service.runs import RunViews
 from mindstream.service.schemas import (
     ChatIn,
     CorrectionIn,
@@ -32,6 +34,7 @@ from mindstream.service.schemas import (
     SupersedeIn,
     UserIn,
 )
+from mindstream.service.teach import TeachDesk
 from mindstream.service.users import UserExists, Users, admin_key
 
 if TYPE_CHECKING:
@@ -53,12 +56,16 @@ class Service:
         self.reflections = jobs.UserReflections(
             config.data, parts.config.assistant.reflect_every_minutes
         )
+        self.runs = RunViews(config.runs, parts)
+        self.teach = TeachDesk(parts, config.data / "teachme")
         # Load the embedder now: the first request should not wait seconds for it.
         self.assistant.stream.embed(["warm up"])
 
     def close(self) -> None:
         self.reflections.stop()
         self.assistant.stream.close()
+        self.runs.close()
+        self.teach.close()
 
 
 def create_app(service: Service) -> Any:
@@ -84,7 +91,16 @@ def create_app(service: Service) -> Any:
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    mount_pages(app, service.runs, service.teach)
     return BodyLimit(app, service.config.max_body_bytes)
+
+
+def create_pages_app(runs: RunViews) -> Any:
+    """Only the town pages (for `sim run --serve`): no users, no assistant."""
+    app = FastAPI(title="mindstream town", description="Town replay and live view.")
+    _errors(app)
+    mount_pages(app, runs, None)
+    return app
 
 
 def _key(authorization: str | None) -> str:

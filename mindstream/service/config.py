@@ -15,6 +15,7 @@ class ServiceConfig(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
     data: Path = Field(Path("runs/service"), description="store, users and scheduled jobs")
+    runs: Path = Field(Path("runs"), description="run folders the town pages can open")
     max_body_bytes: int = Field(64 * 1024, ge=1024, description="larger requests get 413")
     rate_per_minute: float = Field(600.0, gt=0, description="requests per API key per minute")
     burst: int = Field(60, ge=1, description="requests a key may make at once")

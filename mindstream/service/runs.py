@@ -1,0 +1,231 @@
+"""Run folders as the town pages see them: the world, the typed events, and an agent's mind
+(plan, memories, reflections with their evidence, scored recall).
+
+A finished run's store is opened on first use and kept (chroma loads in a second, then every
+click is fast); a run that is still going in this process (`sim run --serve`) is read through
+the engine's own stream instead, since the store is locked by its writer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+from pydantic import BaseModel
+
+from memory import MemoryKind, MemoryRecord, StoreBusyError
+from sim.events import Event, RunSummary, read_events, read_summary
+
+if TYPE_CHECKING:
+    from memory import MemoryStream, ScoredMemory
+    from mindstream.compose import Parts
+
+_NAME = re.compile(r"^[\w.\- ]{1,120}$")
+
+
+class RunNotFound(LookupError):
+    """No run folder of that name under the runs root (or a name that would leave it)."""
+
+
+class PlanNode(BaseModel):
+    start: str
+    minutes: int
+    activity: str
+    place: str | None = None
+    children: list[PlanNode] = []
+
+
+class MemoryView(BaseModel):
+    id: str
+    kind: str
+    text: str
+    created_at: datetime
+    importance: float
+    evidence: list[str] = []
+
+
+class Reflection(BaseModel):
+    memory: MemoryView
+    evidence: list[MemoryView]
+
+
+class Mind(BaseModel):
+    agent: str
+    plan: list[PlanNode]
+    recent: list[MemoryView]
+    reflections: list[Reflection]
+    note: str = ""
+
+
+class Recalled(BaseModel):
+    memory: MemoryView
+    score: float
+    recency: float
+    importance: float
+    relevance: float
+
+
+class RunOverview(BaseModel):
+    name: str
+    scenario: str
+    start: str
+    tick_minutes: int
+    world: dict[str, dict[str, dict[str, str]]]
+    agents: list[str]
+    events: list[Event]
+    finished: bool
+    summary: RunSummary | None
+
+
+def _view(record: MemoryRecord) -> MemoryView:
+    return MemoryView(
+        id=record.id,
+        kind=record.kind.value,
+        text=record.text,
+        created_at=record.created_at,
+        importance=record.importance,
+        evidence=list(record.evidence),
+    )
+
+
+class RunViews:
+    def __init__(
+        self, root: Path, parts: Parts, live: dict[str, MemoryStream] | None = None
+    ) -> None:
+        self.root = root
+        self.parts = parts
+        self.live = live if live is not None else {}
+        self._streams: dict[str, MemoryStream] = {}
+
+    def names(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / "scenario.yaml").is_file())
+
+    def folder(self, name: str) -> Path:
+        folder = self.root / name
+        safe = _NAME.match(name) and not name.startswith(".")
+        if not safe or not (folder / "scenario.yaml").is_file():
+            raise RunNotFound(f"no run {name!r} under {self.root}")
+        return folder
+
+    def overview(self, name: str) -> RunOverview:
+        folder = self.folder(name)
+        scenario = yaml.safe_load((folder / "scenario.yaml").read_text(encoding="utf-8"))
+        summary_path = folder / "summary.json"
+        summary = read_summary(summary_path) if summary_path.is_file() else None
+        return RunOverview(
+            name=name,
+            scenario=str(scenario.get("name", name)),
+            start=str(scenario.get("start", "")),
+            tick_minutes=int(scenario.get("tick_minutes", 10)),
+            world=scenario.get("world", {}),
+            agents=[str(p["name"]) for p in scenario.get("agents", [])],
+            events=read_events(folder / "events.jsonl"),
+            finished=summary is not None,
+            summary=summary,
+        )
+
+    def events_after(self, name: str, count: int) -> list[Event]:
+        return read_events(self.folder(name) / "events.jsonl")[count:]
+
+    def mind(self, name: str, agent: str, recent: int = 12) -> Mind:
+        plan = self._plan(self.folder(name), agent)
+        try:
+            stream = self.stream(name)
+        except StoreBusyError as error:
+            return Mind(agent=agent, plan=plan, recent=[], reflections=[], note=str(error))
+        records = [r for r in stream.records(agent) if r.status.value == "active"]
+        if not records and agent not in self.overview(name).agents:
+            raise RunNotFound(f"no agent {agent!r} in run {name!r}")
+        lived = sorted(records, key=lambda r: r.created_at, reverse=True)
+        reflections = [
+            Reflection(memory=_view(r), evidence=_evidence(stream, r))
+            for r in lived
+            if r.kind is MemoryKind.REFLECTION
+        ]
+        return Mind(
+            agent=agent,
+            plan=plan,
+            recent=[_view(r) for r in lived if r.kind is not MemoryKind.REFLECTION][:recent],
+            reflections=reflections,
+        )
+
+    def recall(self, name: str, agent: str, query: str, k: int = 8) -> list[Recalled]:
+        stream = self.stream(name)
+        moment = self._now(self.folder(name))
+        found: list[ScoredMemory] = stream.retrieve(query, k, owner=agent, now=moment, touch=False)
+        return [
+            Recalled(
+                memory=_view(m.record),
+                score=m.score,
+                recency=m.recency,
+                importance=m.importance,
+                relevance=m.relevance,
+            )
+            for m in found
+        ]
+
+    def stream(self, name: str) -> MemoryStream:
+        if name in self.live:
+            return self.live[name]
+        if name not in self._streams:
+            from memory import ChromaStore, MemoryStream
+
+            store = ChromaStore.persistent(self.folder(name) / "memory")
+            config = self.parts.config.sim.stream
+            self._streams[name] = MemoryStream(store, self.parts.embedder, config=config)
+        return self._streams[name]
+
+    def close(self) -> None:
+        for stream in self._streams.values():
+            stream.close()
+        self._streams.clear()
+
+    def _plan(self, folder: Path, agent: str) -> list[PlanNode]:
+        state = _checkpoint(folder)
+        steps = state.get("agents", {}).get(agent, {}).get("plan", {}).get("steps", [])
+        return _tree(steps)
+
+    def _now(self, folder: Path) -> datetime | None:
+        now = _checkpoint(folder).get("now")
+        return datetime.fromisoformat(now) if now else None
+
+
+def _checkpoint(folder: Path) -> dict[str, Any]:
+    path = folder / "checkpoint.json"
+    return dict(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else {}
+
+
+def _evidence(stream: MemoryStream, reflection: MemoryRecord) -> list[MemoryView]:
+    """The memories a reflection cites (one forgotten since is left out)."""
+    cited = []
+    for memory_id in reflection.evidence:
+        try:
+            cited.append(_view(stream.get(memory_id)))
+        except KeyError:
+            continue
+    return cited
+
+
+def _tree(steps: list[dict[str, Any]]) -> list[PlanNode]:
+    """Day steps (level 0) holding their hour steps (1) holding their actions (2), in order."""
+    roots: list[PlanNode] = []
+    stack: list[tuple[int, PlanNode]] = []
+    for step in steps:
+        level = int(step.get("level", 0))
+        node = PlanNode(
+            start=str(step["start"])[11:16],
+            minutes=int(step["minutes"]),
+            activity=str(step["activity"]),
+            place=step.get("place"),
+        )
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        (stack[-1][1].children if stack else roots).append(node)
+        stack.append((level, node))
+    return roots

@@ -1,0 +1,80 @@
+// The assistant: log in with an API key, chat and see the memories each answer used; browse,
+// search, correct, forget and export memories. The key stays in this tab (sessionStorage).
+import { api, el, showError } from "/static/common.js";
+
+const $ = (id) => document.getElementById(id);
+let key = sessionStorage.getItem("api-key");
+
+const call = (path, options = {}) => api(path, { ...options, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...(options.headers || {}) } });
+const fail = (error) => showError($("error"), error);
+
+async function login(candidate) {
+  key = candidate;
+  try {
+    const stats = await call("/v1/stats");
+    sessionStorage.setItem("api-key", key);
+    showError($("error"), null);
+    $("who").textContent = `${stats.user}: ${stats.memories} memories`;
+    $("login").hidden = true;
+    $("app").hidden = false;
+    await listMemories();
+  } catch (error) {
+    sessionStorage.removeItem("api-key");
+    key = null;
+    fail(new Error(`Could not log in: ${error.message}`));
+  }
+}
+
+function memoryRow(m, extra = "") {
+  const forget = el("button", { onclick: async () => { try { await call(`/v1/memories/${m.id}`, { method: "DELETE" }); await listMemories(); } catch (e) { fail(e); } } }, "forget");
+  const correct = el("button", { onclick: async () => {
+    const text = prompt("What is true instead?", m.text);
+    if (!text) return;
+    try { await call("/v1/corrections", { method: "POST", body: JSON.stringify({ action: "actually", memory_id: m.id, text }) }); await listMemories(); } catch (e) { fail(e); }
+  } }, "correct");
+  return el("li", { class: "memory", "data-id": m.id }, el("span", { class: "memory-text" }, m.text), el("span", { class: "badge" }, m.kind), extra ? el("span", { class: "doing" }, ` ${extra}`) : null, " ", correct, forget);
+}
+
+async function listMemories(query = "") {
+  try {
+    const list = $("memories");
+    if (query) {
+      const found = await call(`/v1/search?q=${encodeURIComponent(query)}&k=10`);
+      list.replaceChildren(...found.map((f) => memoryRow(f.memory, `score ${f.score.toFixed(2)} (rec ${f.recency.toFixed(2)}, imp ${f.importance.toFixed(2)}, rel ${f.relevance.toFixed(2)})`)));
+    } else {
+      const found = await call("/v1/memories?status=active&limit=1000");
+      found.sort((a, b) => b.created_at.localeCompare(a.created_at));
+      list.replaceChildren(...found.slice(0, 30).map((m) => memoryRow(m)));
+    }
+  } catch (error) { fail(error); }
+}
+
+async function send(text) {
+  const messages = $("messages");
+  messages.append(el("div", { class: "message you" }, el("span", { class: "text" }, text)));
+  try {
+    const reply = await call("/v1/chat", { method: "POST", body: JSON.stringify({ message: text }) });
+    const used = reply.memories.length
+      ? el("ul", { class: "used" }, reply.memories.map((m) => el("li", {}, m.text)))
+      : el("div", { class: "used" }, "no memories used");
+    messages.append(el("div", { class: "message assistant" }, el("span", { class: "text" }, reply.answer), el("div", { class: "used" }, "used:"), used));
+    await listMemories();
+  } catch (error) { fail(error); }
+}
+
+$("login").addEventListener("submit", (e) => { e.preventDefault(); login($("key").value.trim()); });
+$("send").addEventListener("submit", (e) => { e.preventDefault(); const text = $("message").value; $("message").value = ""; send(text); });
+$("search").addEventListener("submit", (e) => { e.preventDefault(); listMemories($("query").value.trim()); });
+$("remember").addEventListener("click", async () => {
+  const text = $("new-memory").value.trim();
+  if (!text) return;
+  try { await call("/v1/memories", { method: "POST", body: JSON.stringify({ text, importance: 5 }) }); $("new-memory").value = ""; await listMemories(); } catch (e) { fail(e); }
+});
+$("export").addEventListener("click", async () => {
+  try {
+    const data = await call("/v1/export");
+    const link = el("a", { href: URL.createObjectURL(new Blob([JSON.stringify(data, null, 1)], { type: "application/json" })), download: "mindstream-export.json" });
+    link.click();
+  } catch (e) { fail(e); }
+});
+if (key) login(key);

@@ -1,0 +1,161 @@
+// Town replay and live view: the map at a tick, conversations as bubbles, injected events
+// marked; clicking an agent opens its mind (plan, memories, reflections with evidence, recall).
+import { api, el, initials, showError } from "/static/common.js";
+
+const run = decodeURIComponent(location.pathname.split("/").pop());
+const state = { overview: null, events: [], ticks: [], current: 1, selected: null, timer: null };
+const $ = (id) => document.getElementById(id);
+
+function indexTicks() {
+  state.ticks = state.events.filter((e) => e.type === "tick").map((e) => e.tick);
+  const last = state.ticks.length ? Math.max(...state.ticks) : 1;
+  $("scrubber").max = String(last);
+}
+
+function whereabouts(tick) {
+  let latest = null;
+  for (const e of state.events) if (e.type === "tick" && e.tick <= tick) latest = e;
+  return latest ? latest.agents : {};
+}
+
+function drawMap() {
+  const tick = state.current;
+  const at = whereabouts(tick);
+  const now = state.events.filter((e) => e.tick === tick);
+  const marked = new Map(state.events.filter((e) => e.type === "event" && e.tick <= tick)
+    .map((e) => [e.place.split(":")[0].trim(), e]));
+  const talks = now.filter((e) => e.type === "conversation");
+  const map = $("map");
+  map.replaceChildren();
+  for (const [area, rooms] of Object.entries(state.overview.world)) {
+    const box = el("div", { class: "area", "data-area": area }, el("h3", {}, area));
+    const event = marked.get(area);
+    if (event) {
+      box.classList.add("event");
+      box.append(el("div", { class: "happening" }, `⚠ ${event.place}: ${event.state}`));
+    }
+    for (const room of Object.keys(rooms)) {
+      const place = `${area}: ${room}`;
+      const cell = el("div", { class: "room", "data-place": place }, el("div", { class: "label" }, room));
+      for (const [name, where] of Object.entries(at)) {
+        if (where.place !== place) continue;
+        cell.append(el("button", {
+          class: "agent" + (name === state.selected ? " selected" : ""), title: `${name}: ${where.doing}`,
+          "data-agent": name, onclick: () => openMind(name),
+        }, initials(name)));
+      }
+      for (const talk of talks.filter((t) => t.place === place)) {
+        const lines = talk.lines.length ? talk.lines : [[talk.first, "(nothing said)"]];
+        for (const [who, text] of lines) cell.append(el("div", { class: "bubble" }, `${who}: ${text}`));
+      }
+      box.append(cell);
+    }
+    map.append(box);
+  }
+  const time = (state.events.find((e) => e.tick === tick) || {}).time || "";
+  $("clock").textContent = time.replace("T", " ").slice(0, 16);
+  $("tick-label").textContent = `tick ${tick} of ${$("scrubber").max}`;
+  drawHappenings(now);
+}
+
+function drawHappenings(now) {
+  const box = $("happenings");
+  box.replaceChildren(el("h3", {}, "At this tick"));
+  const list = el("ul");
+  for (const e of now) {
+    if (e.type === "conversation") list.append(el("li", {}, `${e.first} and ${e.second} talked in ${e.place} (${e.lines.length} lines)`));
+    else if (e.type === "event") list.append(el("li", {}, `event: ${e.place} is ${e.state}`));
+    else if (e.type === "move") list.append(el("li", {}, `${e.agent} went to ${e.to}`));
+    else if (e.type === "react") list.append(el("li", {}, `${e.agent} reacted to ${e.to}: ${e.plan}`));
+    else if (e.type === "reflection") list.append(el("li", {}, `${e.agent} reflected: ${e.insights.join("; ")}`));
+  }
+  if (!list.children.length) list.append(el("li", { class: "muted" }, "nothing but everyday activity"));
+  box.append(list);
+}
+
+function planList(nodes) {
+  return el("ul", {}, nodes.map((n) => el("li", {},
+    `${n.start} (${n.minutes} min) ${n.activity}`, n.place ? el("span", { class: "doing" }, ` @ ${n.place}`) : null,
+    n.children.length ? planList(n.children) : null)));
+}
+
+function memoryItem(m) {
+  return el("li", { id: `mem-${m.id}` }, m.text, el("span", { class: "badge" }, m.kind),
+    el("span", { class: "doing" }, ` importance ${m.importance.toFixed(1)}`));
+}
+
+async function openMind(name) {
+  state.selected = name;
+  drawMap();
+  const panel = $("mind");
+  panel.replaceChildren(el("h2", {}, name), el("p", { class: "muted" }, "loading…"));
+  try {
+    const mind = await api(`/api/runs/${encodeURIComponent(run)}/agents/${encodeURIComponent(name)}`);
+    const reflections = mind.reflections.length ? el("ul", { class: "reflections" }, mind.reflections.map((r) =>
+      el("li", { class: "reflection" }, el("details", {}, el("summary", {}, r.memory.text),
+        el("div", { class: "doing" }, "evidence:"), el("ul", { class: "evidence" }, r.evidence.map(memoryItem))))))
+      : el("p", { class: "muted" }, "no reflections yet");
+    const query = el("input", { placeholder: "what would it recall about…", "aria-label": "recall query" });
+    const results = el("div");
+    const form = el("form", { class: "row", onsubmit: async (event) => {
+      event.preventDefault();
+      try { results.replaceChildren(recallTable(await api(`/api/runs/${encodeURIComponent(run)}/agents/${encodeURIComponent(name)}/recall?q=${encodeURIComponent(query.value)}`))); }
+      catch (error) { results.replaceChildren(el("p", { class: "error" }, error.message)); }
+    } }, query, el("button", { type: "submit" }, "Recall"));
+    panel.replaceChildren(el("h2", {}, name), mind.note ? el("p", { class: "muted" }, mind.note) : null,
+      el("h3", {}, "Plan (day → hour → action)"), mind.plan.length ? planList(mind.plan) : el("p", { class: "muted" }, "no plan"),
+      el("h3", {}, "Reflections"), reflections,
+      el("h3", {}, "Recent memories"), el("ul", { class: "recent" }, mind.recent.map(memoryItem)),
+      el("h3", {}, "Recall"), form, results);
+  } catch (error) { panel.replaceChildren(el("h2", {}, name), el("p", { class: "error" }, error.message)); }
+}
+
+function recallTable(found) {
+  const head = el("tr", {}, ["memory", "score", "rec", "imp", "rel"].map((h) => el("th", {}, h)));
+  return el("table", { class: "recall" }, head, found.map((f) => el("tr", {}, el("td", {}, f.memory.text),
+    [f.score, f.recency, f.importance, f.relevance].map((x) => el("td", {}, x.toFixed(2))))));
+}
+
+function setTick(tick) {
+  state.current = Math.max(1, Math.min(Number($("scrubber").max), tick));
+  $("scrubber").value = String(state.current);
+  drawMap();
+}
+
+function togglePlay() {
+  if (state.timer) { clearInterval(state.timer); state.timer = null; $("play").textContent = "Play"; return; }
+  if (state.current >= Number($("scrubber").max)) setTick(1);
+  $("play").textContent = "Pause";
+  state.timer = setInterval(() => {
+    if (state.current >= Number($("scrubber").max)) return togglePlay();
+    setTick(state.current + 1);
+  }, 700);
+}
+
+function follow() {
+  const source = new EventSource(`/api/runs/${encodeURIComponent(run)}/stream?after=${state.events.length}`);
+  $("live").textContent = "live";
+  source.onmessage = (message) => {
+    const atEnd = state.current >= Number($("scrubber").max);
+    state.events.push(JSON.parse(message.data));
+    indexTicks();
+    if (atEnd) setTick(Number($("scrubber").max));
+  };
+  source.addEventListener("done", () => { source.close(); $("live").textContent = "finished"; });
+}
+
+async function start() {
+  try {
+    state.overview = await api(`/api/runs/${encodeURIComponent(run)}`);
+    state.events = state.overview.events;
+    $("title").textContent = `${state.overview.scenario} · ${run}`;
+    document.title = `${run} · mindstream`;
+    indexTicks();
+    $("scrubber").addEventListener("input", (e) => setTick(Number(e.target.value)));
+    $("play").addEventListener("click", togglePlay);
+    setTick(1);
+    if (!state.overview.finished) follow();
+    performance.mark("run-drawn");
+  } catch (error) { showError($("error"), error); }
+}
+start();

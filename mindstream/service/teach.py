@@ -1,0 +1,137 @@
+"""The TeachMe page's backend: one teaching session per browser tab (an id the page makes),
+all teaching one reasoner whose corrections live in the service's `teachme` store."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from agents.teachme import Answer, TeachMeSession
+    from memory import MemoryRecord, MemoryStream
+    from mindstream.compose import Parts
+
+_SESSIONS = 64  # the oldest tab's session is dropped beyond this
+
+
+class AskIn(BaseModel):
+    session: str = Field(min_length=1, max_length=64)
+    question: str = Field(min_length=1, max_length=2000)
+    choices: list[str] = Field(default_factory=list, max_length=8)
+
+
+class MoveIn(BaseModel):
+    session: str = Field(min_length=1, max_length=64)
+    action: Literal["premise_false", "add_fact", "agree"]
+    number: int | None = Field(None, ge=1, le=20)
+    text: str | None = Field(None, max_length=2000)
+
+
+class PremiseOut(BaseModel):
+    number: int
+    text: str
+    taught: bool = Field(description="from memory (a person taught it), not written by the model")
+
+
+class AnswerOut(BaseModel):
+    question: str
+    choices: list[str]
+    choice: str | None
+    mode: str
+    hypothesis: str | None
+    premises: list[PremiseOut]
+
+
+class TaughtOut(BaseModel):
+    id: str
+    text: str
+    kind: str
+    action: str
+    question: str
+    status: str = Field(description="active, or superseded/forgotten by a later correction")
+    created_at: datetime
+
+
+def answer_out(answer: Answer) -> AnswerOut:
+    proof = answer.proof
+    premises = proof.premises if proof else []
+    return AnswerOut(
+        question=answer.question,
+        choices=answer.choices,
+        choice=answer.choice,
+        mode=answer.mode,
+        hypothesis=proof.hypothesis if proof else None,
+        premises=[
+            PremiseOut(number=n, text=p.text, taught=p.memory_id is not None)
+            for n, p in enumerate(premises, start=1)
+        ],
+    )
+
+
+class TeachDesk:
+    """Sessions by id over one reasoner; the model loads on the first question."""
+
+    def __init__(self, parts: Parts, folder: Path) -> None:
+        self.parts = parts
+        self.folder = folder
+        self._stream: MemoryStream | None = None
+        self._sessions: OrderedDict[str, TeachMeSession] = OrderedDict()
+        self._lock = threading.Lock()  # one model, one answer at a time
+
+    def ask(self, body: AskIn) -> AnswerOut:
+        with self._lock:
+            session = self._session(body.session)
+            return answer_out(session.ask(body.question, body.choices or None))
+
+    def move(self, body: MoveIn) -> AnswerOut:
+        with self._lock:
+            session = self._session(body.session)
+            if body.action == "premise_false":
+                if body.number is None:
+                    raise ValueError("number: say which premise is false")
+                return answer_out(session.premise_false(body.number))
+            if body.action == "add_fact":
+                if not (body.text or "").strip():
+                    raise ValueError("text: the fact is empty")
+                return answer_out(session.add_fact(body.text or ""))
+            return answer_out(session.agree())
+
+    def taught(self) -> list[TaughtOut]:
+        records: list[MemoryRecord] = self.stream().records("teacher")
+        return [
+            TaughtOut(
+                id=r.id,
+                text=r.text,
+                kind=r.kind.value,
+                action=str(r.metadata.get("action", "")),
+                question=str(r.metadata.get("question", "")),
+                status=r.status.value,
+                created_at=r.created_at,
+            )
+            for r in sorted(records, key=lambda r: r.created_at, reverse=True)
+        ]
+
+    def stream(self) -> MemoryStream:
+        if self._stream is None:
+            self._stream = self.parts.stream(self.folder)
+        return self._stream
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+
+    def _session(self, key: str) -> TeachMeSession:
+        from agents.teachme import TeachMeSession
+
+        if key not in self._sessions:
+            reasoner = self.parts.reasoner(self.stream(), user="teacher")
+            self._sessions[key] = TeachMeSession(reasoner)
+            while len(self._sessions) > _SESSIONS:
+                self._sessions.popitem(last=False)
+        self._sessions.move_to_end(key)
+        return self._sessions[key]

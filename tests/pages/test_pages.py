@@ -1,0 +1,115 @@
+"""The town, TeachMe and chat pages in headless chromium against the real service."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.pages.conftest import RUN, screenshot
+from tests.service.conftest import ServiceProcess
+
+pytestmark = pytest.mark.real_model
+
+
+def _first_conversation_tick() -> int:
+    for line in (RUN / "events.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event["type"] == "conversation" and event.get("lines"):
+            return int(event["tick"])
+    raise AssertionError("the test run has no conversation with lines")
+
+
+def test_town_replay_conversation_plan_and_reflection_evidence(
+    site: ServiceProcess, page: tuple[Any, Any]
+) -> None:
+    tab, console = page
+    tab.goto(f"{site.url}/runs/town")
+    tab.wait_for_selector(".agent")
+    drawn = tab.evaluate("performance.getEntriesByName('run-drawn')[0].startTime")
+    print(
+        f"\ntown page for a {len(json.loads((RUN / 'summary.json').read_text())['agents'])}-agent run drawn {drawn:.0f} ms after navigation"
+    )
+    tick = _first_conversation_tick()
+    tab.locator("#scrubber").fill(str(tick))
+    assert tab.locator("#tick-label").inner_text().startswith(f"tick {tick} ")
+    assert tab.locator(".bubble").count() >= 1
+    talker = tab.locator(".room:has(.bubble) .agent").first
+    talker.click()
+    tab.wait_for_selector(".mind h3:text('Plan')")
+    assert tab.locator(".mind ul li").count() > 0
+    tab.locator(".agent[data-agent='Klaus Mueller']").click()
+    reflection = tab.locator(".reflection").first
+    reflection.wait_for()
+    reflection.locator("summary").click()
+    evidence = reflection.locator(".evidence li")
+    assert evidence.count() >= 1 and evidence.first.inner_text().strip()
+    tab.locator("input[aria-label='recall query']").fill("the party")
+    tab.locator("button:text('Recall')").click()
+    tab.wait_for_selector("table.recall tr td")
+    screenshot(tab, "town.png")
+    assert console.errors == []
+
+
+def test_missing_run_is_a_404_page_with_the_name_escaped(
+    site: ServiceProcess, page: tuple[Any, Any]
+) -> None:
+    tab, _ = page
+    response = tab.goto(f"{site.url}/runs/%3Cb%3Enope")
+    assert response is not None and response.status == 404
+    assert "<b>nope" in tab.locator("#message").inner_text()
+    assert tab.locator("#message b").count() == 0
+
+
+def test_teach_a_false_premise_changes_the_answer_and_is_listed(
+    site: ServiceProcess, page: tuple[Any, Any]
+) -> None:
+    tab, console = page
+    tab.goto(f"{site.url}/teach")
+    tab.fill("#question", "What will a magnet pick up?")
+    tab.fill("#choices", "a copper coin\na steel paperclip")
+    tab.click("button:text('Ask')")
+    tab.wait_for_selector("#choice", timeout=180_000)
+    tab.fill("input[aria-label='missing fact']", "A magnet attracts copper coins.")
+    tab.click("button:text('Add fact')")
+    tab.wait_for_selector(".premise .badge.taught", timeout=180_000)
+    before = tab.locator("#answer").inner_text()
+    tab.locator(".premise button.false").first.click()
+    tab.wait_for_function(
+        "before => document.querySelector('#answer').innerText !== before",
+        arg=before,
+        timeout=180_000,
+    )
+    listed = tab.locator("#taught").inner_text()
+    assert "premise false" in listed and "missing fact" in listed
+    screenshot(tab, "teach.png")
+    assert console.errors == []
+
+
+def test_chat_login_message_memories_and_escaping(
+    site: ServiceProcess, page: tuple[Any, Any]
+) -> None:
+    tab, console = page
+    user = site.user("pat")
+    hostile = "<script>window.owned = 1</script><b>bold?</b>"
+    assert user.post("/v1/memories", json={"text": hostile, "importance": 3}).status_code == 200
+    user.post("/v1/memories", json={"text": "My sister Ana lives in Lisbon.", "importance": 7})
+    tab.goto(f"{site.url}/chat")
+    tab.fill("#key", "ms_not_a_key")
+    tab.click("button:text('Log in')")
+    tab.wait_for_selector("#error:text('Could not log in')")
+    assert "unknown API key" in tab.locator("#error").inner_text()
+    tab.fill("#key", user.headers["Authorization"].removeprefix("Bearer "))
+    tab.click("button:text('Log in')")
+    tab.wait_for_selector("#memories .memory")
+    shown = tab.locator(".memory-text", has_text="window.owned")
+    assert shown.inner_text() == hostile
+    assert tab.evaluate("window.owned") is None and tab.locator("#memories b").count() == 0
+    tab.fill("#message", "Where does my sister live?")
+    tab.click("button:text('Send')")
+    tab.wait_for_selector(".message.assistant", timeout=180_000)
+    assert "Lisbon" in tab.locator(".message.assistant ul.used").inner_text()
+    screenshot(tab, "chat.png")
+    errors = [e for e in console.errors if "401" not in e]  # the refused key's request
+    assert errors == []

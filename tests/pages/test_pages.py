@@ -28,8 +28,10 @@ def test_town_replay_conversation_plan_and_reflection_evidence(
     tab.goto(f"{site.url}/runs/town")
     tab.wait_for_selector(".agent")
     drawn = tab.evaluate("performance.getEntriesByName('run-drawn')[0].startTime")
+    summary = json.loads((RUN / "summary.json").read_text())
     print(
-        f"\ntown page for a {len(json.loads((RUN / 'summary.json').read_text())['agents'])}-agent run drawn {drawn:.0f} ms after navigation"
+        f"\ntown page load ({len(summary['agents'])} agents, {summary['ticks']} ticks): "
+        f"drawn {drawn:.0f} ms after navigation"
     )
     tick = _first_conversation_tick()
     tab.locator("#scrubber").fill(str(tick))

@@ -176,7 +176,10 @@ class RunViews:
         if name not in self._streams:
             from memory import ChromaStore, MemoryStream
 
-            store = ChromaStore.persistent(self.folder(name) / "memory")
+            folder = self.folder(name) / "memory"
+            if not folder.is_dir():
+                raise RunNotFound(f"run {name!r} has no memory store (no {folder})")
+            store = ChromaStore.persistent(folder)
             config = self.parts.config.sim.stream
             self._streams[name] = MemoryStream(store, self.parts.embedder, config=config)
         return self._streams[name]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -115,3 +117,28 @@ def test_chat_login_message_memories_and_escaping(
     screenshot(tab, "chat.png")
     errors = [e for e in console.errors if "401" not in e]  # the refused key's request
     assert errors == []
+
+
+def test_live_view_follows_a_run_as_it_is_written(
+    site: ServiceProcess, page: tuple[Any, Any]
+) -> None:
+    """A run folder without summary.json is live: the page follows its log over server-sent
+    events, new ticks extend the timeline, and the run's end is shown."""
+    runs = Path(site.env["MINDSTREAM_SERVICE__RUNS"])
+    live = runs / "live"
+    shutil.copytree(RUN, live, ignore=shutil.ignore_patterns("summary.json", "memory"))
+    lines = (RUN / "events.jsonl").read_text().splitlines()
+    cut = next(n for n, line in enumerate(lines) if json.loads(line)["tick"] > 3)
+    (live / "events.jsonl").write_text("\n".join(lines[:cut]) + "\n")
+    tab, console = page
+    tab.goto(f"{site.url}/runs/live")
+    tab.wait_for_selector("#live:text('live')")
+    assert tab.locator("#scrubber").get_attribute("max") == "3"
+    with (live / "events.jsonl").open("a") as log:
+        log.write("\n".join(lines[cut:]) + "\n")
+    last = json.loads(lines[-1])["tick"]
+    tab.wait_for_function(f"document.querySelector('#scrubber').max === '{last}'")
+    assert tab.locator("#tick-label").inner_text().startswith(f"tick {last} ")  # it followed
+    shutil.copy(RUN / "summary.json", live / "summary.json")
+    tab.wait_for_selector("#live:text('finished')")
+    assert console.errors == []

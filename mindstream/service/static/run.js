@@ -153,7 +153,8 @@ async function start() {
     indexTicks();
     $("scrubber").addEventListener("input", (e) => setTick(Number(e.target.value)));
     $("play").addEventListener("click", togglePlay);
-    setTick(1);
+    // A finished run replays from the start; a live one opens at its newest tick and follows.
+    setTick(state.overview.finished ? 1 : Number($("scrubber").max));
     if (!state.overview.finished) follow();
     performance.mark("run-drawn");
   } catch (error) { showError($("error"), error); }

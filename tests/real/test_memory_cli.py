@@ -35,14 +35,18 @@ def test_add_search_forget_stats(tmp_path: Path) -> None:
 
 
 def test_threads_apply_when_only_the_embedder_loads(tmp_path: Path) -> None:
-    """`memory add --importance` loads no chat model; MINDSTREAM_THREADS still holds."""
+    """`memory add --importance` loads no chat model and no torch (the embedder runs on
+    onnxruntime); MINDSTREAM_THREADS still sets its threads."""
     code = (
-        "import torch; from typer.testing import CliRunner; from mindstream.cli import app; "
+        "import gc, sys; from typer.testing import CliRunner; from mindstream.cli import app; "
         f"r = CliRunner().invoke(app, ['memory', 'add', 'x', '--store', '{tmp_path / 's'}', "
         "'--importance', '3']); assert r.exit_code == 0, r.output; "
-        "import sys; print(torch.get_num_threads(), 'lm.backend' in sys.modules)"
+        "from lm.onnx_embedder import OnnxMiniLM; "
+        "s = [o for o in gc.get_objects() if isinstance(o, OnnxMiniLM)]; "
+        "print(s[0].session.get_session_options().intra_op_num_threads, "
+        "'torch' in sys.modules, 'lm.backend' in sys.modules)"
     )
     env = {**os.environ, "MINDSTREAM_THREADS": "1", "OMP_NUM_THREADS": ""}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["1", "False"]  # one thread, and no chat model was loaded
+    assert done.stdout.split() == ["1", "False", "False"]  # one thread; no torch, no chat model

@@ -170,8 +170,8 @@ class OwnerIndex:
         self.importance[start:end] = importance
         self.last_access[start:end] = last
         self.growth[start:end] = self._growth(last)
-        self.growth32[start:end] = self.growth[start:end]
-        self._rebase_if_needed(float(last.max()) if count else self.ref_hours)
+        if not self._rebase_if_needed(float(last.max()) if count else self.ref_hours, end):
+            self.growth32[start:end] = self.growth[start:end]
         self.created[start:end] = created_hours
         self.kind[start:end] = kinds
         self.status[start:end] = statuses
@@ -188,16 +188,21 @@ class OwnerIndex:
         """Set last access of `rows` to now (what every retrieval does to its results)."""
         self.last_access[rows] = now_hours
         self.growth[rows] = self._growth(np.full(len(rows), now_hours))
-        self.growth32[rows] = self.growth[rows]
-        self._rebase_if_needed(now_hours)
+        if not self._rebase_if_needed(now_hours):
+            self.growth32[rows] = self.growth[rows]
 
-    def _rebase_if_needed(self, latest_hours: float) -> None:
-        """Move the reference time forward long before growth values could overflow."""
+    def _rebase_if_needed(self, latest_hours: float, rows: int | None = None) -> bool:
+        """Move the reference time forward long before growth values could overflow, for the
+        first `rows` rows (default: all; an append passes its new end). Float32 copies are
+        included: callers refresh theirs only when no rebase did it for them."""
         assert self.ref_hours is not None
-        if -self.log_decay * (latest_hours - self.ref_hours) > np.log(_REBASE_LIMIT):
-            self.ref_hours = latest_hours
-            self.growth[: self.size] = self._growth(self.last_access[: self.size])
-            self.growth32[: self.size] = self.growth[: self.size]
+        if -self.log_decay * (latest_hours - self.ref_hours) <= np.log(_REBASE_LIMIT):
+            return False
+        self.ref_hours = latest_hours
+        end = self.size if rows is None else rows
+        self.growth[:end] = self._growth(self.last_access[:end])
+        self.growth32[:end] = self.growth[:end]
+        return True
 
     def relevance(self, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Cosine similarity (rows are unit vectors) of the query with every candidate."""

@@ -190,3 +190,39 @@ def test_auto_precision_measures_then_stays_exact() -> None:
     assert index._measured_at == n
     assert top.rows.tolist() == expected_rows.tolist()
     assert np.allclose(top.score, expected_scores, atol=1e-5)
+
+
+@pytest.mark.parametrize("precision", ["float32", "int8"])
+def test_recency_stays_right_across_a_rebase_in_an_append(precision: str) -> None:
+    """Memories added years after the first ones move the growth reference; the rows of that
+    very append must be rebased too (they were once left relative to the old reference)."""
+    rng = np.random.default_rng(8)
+    decay, weights = 0.995, (1.0, 0.0, 0.0)
+    E = rng.standard_normal((40, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    last = np.concatenate([np.linspace(0, 100, 20), 20_000 + np.linspace(0, 100, 20)])
+    imp = rng.integers(1, 11, 40).astype(np.float32)
+    index = OwnerIndex(384, decay, precision)
+    index.append(
+        [str(i) for i in range(20)],
+        E[:20],
+        np.ones(20),
+        last[:20],
+        last[:20],
+        np.zeros(20),
+        np.zeros(20),
+    )
+    index.append(
+        [str(i) for i in range(20, 40)],
+        E[20:],
+        np.ones(20),
+        last[20:],
+        last[20:],
+        np.zeros(20),
+        np.zeros(20),
+    )
+    assert np.isfinite(index.growth32[:40]).all()
+    rows, scores = _reference(E, last, imp, E[0], 20_100.0, weights, decay)
+    top = index.search(E[0], weights, 10)
+    assert top.rows.tolist() == rows.tolist()
+    assert np.allclose(top.score, scores, atol=1e-5)

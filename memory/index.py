@@ -19,7 +19,10 @@ from typing import Any
 import numpy as np
 
 from memory.errors import EmbeddingShapeError
-from memory.quantized import Int8Codes, faster, simsimd_available
+from memory.quantized import Int8Codes, best_time, faster, simsimd_available, thread_choices
+from memory.ranking import bounds as _bounds
+from memory.ranking import minmax
+from memory.ranking import within as _within
 
 Column = Sequence[float] | Sequence[int] | np.ndarray
 # Growing copies every row, so capacity grows geometrically (amortised O(1) appends) and
@@ -45,41 +48,6 @@ class Scored:
     recency: np.ndarray
     importance: np.ndarray
     relevance: np.ndarray
-
-
-def _bounds(values: np.ndarray) -> tuple[float, float]:
-    """Low end and span of the values; span 0 when they are (numerically) constant."""
-    low, high = float(values.min()), float(values.max())
-    span = high - low
-    return low, (span if span > 1e-12 * max(1.0, abs(high)) else 0.0)
-
-
-def _within(ranking: np.ndarray, k: int, margin: float) -> np.ndarray:
-    """Positions whose ranking is at least the k-th largest minus `margin`.
-
-    The k-th largest of a strided sample is at most the true k-th, so one pass with it picks
-    a pool holding every answer; the true k-th is then found inside the pool.
-    """
-    stride = max(1, ranking.size // 16_384)
-    sample = ranking[::stride]
-    if sample.size <= k:
-        pool = np.arange(ranking.size)
-    else:
-        floor = float(np.partition(sample, sample.size - k)[sample.size - k])
-        pool = np.flatnonzero(ranking >= floor - margin)
-    values = ranking[pool]
-    kth = float(np.partition(values, values.size - k)[values.size - k])
-    return pool[values >= kth - margin]
-
-
-def minmax(values: np.ndarray) -> np.ndarray:
-    """Scale to [0, 1]; a constant part becomes 0.5 (as the original code does)."""
-    if values.size == 0:
-        return values
-    low, high = values.min(), values.max()
-    if high - low <= 1e-12 * max(1.0, abs(float(high))):
-        return np.full(values.shape, 0.5, dtype=np.float32)
-    return ((values - low) / (high - low)).astype(np.float32, copy=False)
 
 
 class OwnerIndex:
@@ -266,12 +234,21 @@ class OwnerIndex:
         codes = self.codes
         if codes is None or (rows is not None and len(rows) * 4 < self.size):
             return False
-        if self.precision == "auto" and self.size >= max(AUTO_MIN_ROWS, 2 * self._measured_at):
+        if self.size >= max(AUTO_MIN_ROWS, 2 * self._measured_at):
             self._measured_at = self.size
-            self._codes_chosen = faster(
-                lambda: self._certified(query, *codes.scan(query, self.size), weights, k, None),
-                lambda: self.score(self.relevance(query), weights, k),
-            )
+
+            def int8_pass() -> Scored:
+                return self._certified(query, *codes.scan(query, self.size), weights, k, None)
+
+            timings = {}
+            for threads in thread_choices():
+                codes.threads = threads
+                timings[threads] = best_time(int8_pass)
+            codes.threads = min(timings, key=timings.__getitem__)
+            if self.precision == "auto":
+                self._codes_chosen = faster(
+                    int8_pass, lambda: self.score(self.relevance(query), weights, k)
+                )
         return self._codes_chosen and (self.precision == "int8" or self.size >= AUTO_MIN_ROWS)
 
     def _certified(

@@ -14,6 +14,7 @@ bytes of a float32 pass.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
@@ -52,6 +53,7 @@ class Int8Codes:
         self.scales = np.zeros(capacity, dtype=np.float32)
         self.max_residual = 0.0
         self.max_code_norm = 0.0
+        self.threads = 1  # set by measurement (`thread_choices`)
         self._out = np.zeros((1, 0), dtype=np.float32)
 
     def resize(self, capacity: int, size: int) -> None:
@@ -86,7 +88,12 @@ class Int8Codes:
             self._out = np.zeros((1, max(size, 2 * self._out.shape[1])), dtype=np.float32)
         out = self._out[:, :size]
         simsimd.cdist(
-            query_codes[None, :], self.codes[:size], metric="dot", out=out, out_dtype="float32"
+            query_codes[None, :],
+            self.codes[:size],
+            metric="dot",
+            out=out,
+            out_dtype="float32",
+            threads=self.threads,
         )
         approx = out[0]  # in place: a fresh million-row array costs page faults
         approx *= self.scales[:size]
@@ -99,16 +106,25 @@ class Int8Codes:
         return approx, eps
 
 
-def faster(first: Callable[[], object], second: Callable[[], object], repeats: int = 3) -> bool:
-    """Whether `first` beats `second` on this machine now (best of a few timed runs each)."""
-
-    def best(call: Callable[[], object]) -> float:
+def best_time(call: Callable[[], object], repeats: int = 3) -> float:
+    """Seconds of the fastest of a few runs, after one warm-up run."""
+    call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
         call()
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            call()
-            times.append(time.perf_counter() - start)
-        return min(times)
+        times.append(time.perf_counter() - start)
+    return min(times)
 
-    return best(first) < best(second)
+
+def faster(first: Callable[[], object], second: Callable[[], object]) -> bool:
+    """Whether `first` beats `second` on this machine now."""
+    return best_time(first) < best_time(second)
+
+
+def thread_choices() -> list[int]:
+    """Thread counts worth timing for the scan: 1 up to the cores (at most
+    MINDSTREAM_THREADS when it is set, as for the models)."""
+    cores = os.cpu_count() or 1
+    cap = os.environ.get("MINDSTREAM_THREADS")
+    return list(range(1, min(cores, int(cap) if cap else cores, 4) + 1))

@@ -15,12 +15,12 @@ from tests.service.conftest import ServiceProcess
 pytestmark = pytest.mark.real_model
 
 
-def _first_conversation_tick() -> int:
-    for line in (RUN / "events.jsonl").read_text().splitlines():
-        event = json.loads(line)
-        if event["type"] == "conversation" and event.get("lines"):
-            return int(event["tick"])
-    raise AssertionError("the test run has no conversation with lines")
+def _busiest_conversation_tick() -> int:
+    """The tick of the conversation with the most lines (the screenshot shows its bubbles)."""
+    talks = [json.loads(line) for line in (RUN / "events.jsonl").read_text().splitlines()]
+    talks = [e for e in talks if e["type"] == "conversation" and e.get("lines")]
+    assert talks, "the test run has no conversation with lines"
+    return int(max(talks, key=lambda e: len(e["lines"]))["tick"])
 
 
 def test_town_replay_conversation_plan_and_reflection_evidence(
@@ -35,13 +35,14 @@ def test_town_replay_conversation_plan_and_reflection_evidence(
         f"\ntown page load ({len(summary['agents'])} agents, {summary['ticks']} ticks): "
         f"drawn {drawn:.0f} ms after navigation"
     )
-    tick = _first_conversation_tick()
+    tick = _busiest_conversation_tick()
     tab.locator("#scrubber").fill(str(tick))
     assert tab.locator("#tick-label").inner_text().startswith(f"tick {tick} ")
     assert tab.locator(".bubble").count() >= 1
     talker = tab.locator(".room:has(.bubble) .agent").first
     talker.click()
     tab.wait_for_selector(".mind h3:text('Plan')")
+    assert "null" not in tab.locator(".mind").inner_text()
     assert tab.locator(".mind ul li").count() > 0
     tab.locator(".agent[data-agent='Klaus Mueller']").click()
     reflection = tab.locator(".reflection").first
@@ -52,6 +53,7 @@ def test_town_replay_conversation_plan_and_reflection_evidence(
     tab.locator("input[aria-label='recall query']").fill("the party")
     tab.locator("button:text('Recall')").click()
     tab.wait_for_selector("table.recall tr td")
+    tab.evaluate("window.scrollTo(0, 0)")
     screenshot(tab, "town.png")
     assert console.errors == []
 

@@ -73,10 +73,14 @@ function drawHappenings(now) {
   box.append(list);
 }
 
-function planList(nodes) {
-  return el("ul", {}, nodes.map((n) => el("li", {},
-    `${n.start} (${n.minutes} min) ${n.activity}`, n.place ? el("span", { class: "doing" }, ` @ ${n.place}`) : null,
-    n.children.length ? planList(n.children) : null)));
+function planList(nodes, depth = 0) {
+  // Day steps are listed; their hour steps and actions fold open on a click.
+  return el("ul", { class: "plan" }, nodes.map((n) => {
+    const line = [`${n.start} (${n.minutes} min) ${n.activity}`, n.place ? el("span", { class: "doing" }, ` @ ${n.place}`) : null];
+    if (!n.children.length) return el("li", {}, ...line);
+    const label = depth === 0 ? "hours" : "actions";
+    return el("li", {}, ...line, el("details", {}, el("summary", { class: "doing" }, `${n.children.length} ${label}`), planList(n.children, depth + 1)));
+  }));
 }
 
 function memoryItem(m) {
@@ -102,11 +106,11 @@ async function openMind(name) {
       try { results.replaceChildren(recallTable(await api(`/api/runs/${encodeURIComponent(run)}/agents/${encodeURIComponent(name)}/recall?q=${encodeURIComponent(query.value)}`))); }
       catch (error) { results.replaceChildren(el("p", { class: "error" }, error.message)); }
     } }, query, el("button", { type: "submit" }, "Recall"));
-    panel.replaceChildren(el("h2", {}, name), mind.note ? el("p", { class: "muted" }, mind.note) : null,
+    panel.replaceChildren(...[el("h2", {}, name), mind.note ? el("p", { class: "muted" }, mind.note) : null,
       el("h3", {}, "Plan (day → hour → action)"), mind.plan.length ? planList(mind.plan) : el("p", { class: "muted" }, "no plan"),
       el("h3", {}, "Reflections"), reflections,
       el("h3", {}, "Recent memories"), el("ul", { class: "recent" }, mind.recent.map(memoryItem)),
-      el("h3", {}, "Recall"), form, results);
+      el("h3", {}, "Recall"), form, results].filter(Boolean));
   } catch (error) { panel.replaceChildren(el("h2", {}, name), el("p", { class: "error" }, error.message)); }
 }
 

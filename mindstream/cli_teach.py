@@ -120,11 +120,11 @@ def _move(session: TeachMeSession, line: str) -> None:
     moves = {
         "q": lambda: session.ask(rest),
         "a": session.agree,
-        "f": lambda: session.premise_false(int(rest)),
+        "f": lambda: session.premise_false(_number(rest, "f N: the premise's number")),
         "m": lambda: session.add_fact(rest),
         "t": lambda: session.fact_true(rest),
         "b": session.bad_reasoning,
-        "u": lambda: session.use_fact(int(rest)),
+        "u": lambda: session.use_fact(_number(rest, "u N: the considered fact's number")),
         "x": lambda: session.forget(_taught_id(session, rest)),
         "X": session.forget_all,
     }
@@ -142,6 +142,12 @@ def _move(session: TeachMeSession, line: str) -> None:
         show(moves[command]())
     else:
         console.print(HELP)
+
+
+def _number(text: str, usage: str) -> int:
+    if not text.strip().isdigit():
+        raise ValueError(f"{text.strip() or 'nothing'} is not a number; {usage}")
+    return int(text)
 
 
 def _taught_id(session: TeachMeSession, prefix: str) -> str:

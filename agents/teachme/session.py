@@ -42,6 +42,10 @@ class TeachMeSession:
             question, choices = split_choices(question)
         if not question.strip():
             raise ValueError("the question is empty")
+        if len(choices) < 2:
+            raise ValueError(
+                "give at least two choices: 'QUESTION (A) first choice (B) second choice'"
+            )
         self.question, self.choices = question, list(choices)
         return self._reanswer()
 
@@ -69,12 +73,14 @@ class TeachMeSession:
         return self._reanswer()
 
     def add_fact(self, text: str) -> Answer:
-        """A fact is missing: store it."""
+        """A fact is missing: store it (only with a question to re-answer)."""
+        self._current()
         self._teach(text, "missing fact")
         return self._reanswer()
 
     def fact_true(self, text: str) -> Answer:
         """A fact the model disbelieved is true: store it, so it is believed from now on."""
+        self._current()
         self._teach(text, "fact is true")
         return self._reanswer()
 
@@ -157,4 +163,13 @@ class TeachMeSession:
     def _teach(
         self, text: str, action: str, kind: MemoryKind = MemoryKind.FACT, **extra: str
     ) -> MemoryRecord:
-        return self.reasoner.stream.add_many([self._memory(text, action, kind, **extra)])[0]
+        """Store a taught memory, unless the same text is already taught (then that one)."""
+        memory = self._memory(text, action, kind, **extra)
+        for record in self.taught():
+            if _normal(record.text) == _normal(memory.text) and record.kind is kind:
+                return record
+        return self.reasoner.stream.add_many([memory])[0]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().strip().rstrip(".").split())

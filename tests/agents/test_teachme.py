@@ -181,3 +181,37 @@ def test_a_written_premise_that_restates_the_hypothesis_is_dropped() -> None:
     yes_proofs = [p for p in answer.proofs if p.hypothesis == "A magnet can attract a penny."]
     assert yes_proofs and all(p.premises == [] for p in yes_proofs)
     assert any(p.premises for p in answer.proofs if p.choice_index == 1)  # "no" keeps its own
+
+
+def test_a_fact_before_any_question_is_refused_and_not_stored() -> None:
+    session = _session()
+    with pytest.raises(ValueError, match="ask a question first"):
+        session.add_fact("A magnet does not attract copper.")
+    with pytest.raises(ValueError, match="ask a question first"):
+        session.fact_true("Copper is a metal.")
+    assert session.taught() == []
+
+
+def test_the_same_fact_is_stored_once() -> None:
+    session = _session()
+    session.ask(PENNY)
+    session.add_fact("A penny is made of copper.")
+    session.add_fact("a penny is made of copper")  # the same, differently typed
+    session.use_fact(1)  # the considered fact is that one too
+    assert [r.text for r in session.taught()] == ["A penny is made of copper."]
+
+
+def test_a_question_without_two_choices_is_refused_at_once() -> None:
+    session = _session()
+    with pytest.raises(ValueError, match="at least two choices"):
+        session.ask("What will a magnet pick up?")
+    assert session.question is None
+
+
+def test_the_teach_dialog_explains_a_bad_number() -> None:
+    from mindstream.cli_teach import _move
+
+    session = _session()
+    session.ask(PENNY)
+    with pytest.raises(ValueError, match="abc is not a number; f N"):
+        _move(session, "f abc")

@@ -19,7 +19,14 @@ from typing import Any
 import numpy as np
 
 from memory.errors import EmbeddingShapeError
-from memory.quantized import Int8Codes, best_time, faster, simsimd_available, thread_choices
+from memory.quantized import (
+    Int8Codes,
+    Scratch,
+    best_time,
+    faster,
+    simsimd_available,
+    thread_choices,
+)
 from memory.ranking import bounds as _bounds
 from memory.ranking import minmax
 from memory.ranking import within as _within
@@ -65,7 +72,7 @@ class OwnerIndex:
         self.codes: Int8Codes | None = Int8Codes(dimension, 0) if quantized else None
         self._codes_chosen: bool = precision == "int8"
         self._measured_at = 0
-        self._scratch = np.zeros((2, 0), dtype=np.float32)
+        self._scratch = Scratch()
         self.size = 0
         self.ids: list[str] = []
         self.row_of: dict[str, int] = {}
@@ -294,9 +301,7 @@ class OwnerIndex:
         the most its float32 rounding can move a row beyond what eps already covers."""
         growth = self.growth32[: self.size] if rows is None else self.growth32[rows]
         importance = self._importance_norm() if rows is None else minmax(self.importance[rows])
-        if self._scratch.shape[1] < approx.size:
-            self._scratch = np.zeros((2, max(approx.size, 2 * self._scratch.shape[1])), np.float32)
-        ranking, term = self._scratch[0, : approx.size], self._scratch[1, : approx.size]
+        ranking, term = self._scratch.buffer(2, approx.size)
         np.multiply(approx, np.float32(weights[2] / r_span), out=ranking)
         g_low, g_span = _bounds(growth)
         rounding = _RANKING_ROUNDING * sum(map(abs, weights))

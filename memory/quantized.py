@@ -15,6 +15,7 @@ bytes of a float32 pass.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 
@@ -24,6 +25,20 @@ import numpy as np
 _ROUNDING = 1e-5
 _EXACT_INT_LIMIT = 2**24
 _BLOCK = 16_384
+
+
+class Scratch(threading.local):
+    """Reusable float32 buffers, one per thread: a million-row temporary costs page faults,
+    and two threads searching one index at once must never share one."""
+
+    array: np.ndarray | None = None
+
+    def buffer(self, rows: int, size: int) -> np.ndarray:
+        current = self.array
+        if current is None or current.shape[0] < rows or current.shape[1] < size:
+            width = max(size, 2 * current.shape[1]) if current is not None else size
+            self.array = current = np.zeros((rows, width), dtype=np.float32)
+        return current[:rows, :size]
 
 
 def simsimd_available() -> bool:
@@ -54,7 +69,7 @@ class Int8Codes:
         self.max_residual = 0.0
         self.max_code_norm = 0.0
         self.threads = 1  # set by measurement (`thread_choices`)
-        self._out = np.zeros((1, 0), dtype=np.float32)
+        self._out = Scratch()
 
     def resize(self, capacity: int, size: int) -> None:
         codes = np.zeros((capacity, self.dimension), dtype=np.int8)
@@ -84,9 +99,7 @@ class Int8Codes:
         (query_codes,), (query_scale,) = quantize(query[None, :])
         restored = query_codes.astype(np.float32) * query_scale
         query_residual = float(np.linalg.norm(query - restored))
-        if self._out.shape[1] < size:
-            self._out = np.zeros((1, max(size, 2 * self._out.shape[1])), dtype=np.float32)
-        out = self._out[:, :size]
+        out = self._out.buffer(1, size)
         simsimd.cdist(
             query_codes[None, :],
             self.codes[:size],

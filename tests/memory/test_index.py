@@ -226,3 +226,24 @@ def test_recency_stays_right_across_a_rebase_in_an_append(precision: str) -> Non
     top = index.search(E[0], weights, 10)
     assert top.rows.tolist() == rows.tolist()
     assert np.allclose(top.score, scores, atol=1e-5)
+
+
+def test_concurrent_searches_of_one_index_do_not_share_buffers() -> None:
+    """The int8 path reuses scratch buffers; two threads searching at once (the service's
+    pages, a live run) must each get their own, so every result equals the sequential one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(12)
+    n = 30_000
+    E = rng.standard_normal((n, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    imp = rng.integers(1, 11, n).astype(np.float32)
+    last = rng.uniform(0, 720, n)
+    index = OwnerIndex(384, 0.99, "int8")
+    index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    queries = [E[i] for i in rng.integers(n, size=40)]
+    weights = (0.5, 2.0, 3.0)
+    alone = [index.search(q, weights, 10).rows.tolist() for q in queries]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda q: index.search(q, weights, 10).rows.tolist(), queries))
+    assert together == alone

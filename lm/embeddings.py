@@ -11,8 +11,9 @@ from langchain_core.embeddings import Embeddings
 from lm import loading
 from lm.config import default_threads
 from lm.loading import load_sentence_transformer, minilm_model_dir
+from lm.onnx_embedder import DIMENSION
 
-MINILM_DIMENSION = 384
+MINILM_DIMENSION = DIMENSION
 
 
 class MiniLMEmbeddings(Embeddings):

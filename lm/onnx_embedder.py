@@ -28,7 +28,9 @@ _MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
+@lru_cache(maxsize=1)
 def onnx_available() -> bool:
+    """Looked up once per process (every embed call asks)."""
     import importlib.util
 
     return all(importlib.util.find_spec(m) for m in ("onnxruntime", "tokenizers"))

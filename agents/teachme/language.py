@@ -32,6 +32,11 @@ _NEGATED = re.compile(
 )
 
 
+def normal_form(statement: str) -> str:
+    """Case, spacing and a final period ignored: how two statements are judged the same."""
+    return " ".join(statement.lower().rstrip(".").split())
+
+
 def rule_hypothesis(question: str, choice: str) -> str:
     """A declarative sentence for a question and one answer choice.
 

@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.teachme.config import TeachMeConfig
-from agents.teachme.language import negate, rule_hypothesis
+from agents.teachme.language import negate, normal_form, rule_hypothesis
 from agents.teachme.prompts import (
     DIRECT,
     ENTAILMENT,
@@ -175,7 +175,7 @@ class TeachableReasoner:
             start, i = starts[n // len(hypotheses)], n % len(hypotheses)
             # A written premise the user refuted, or one that only restates the hypothesis,
             # falls away; the forced start still stands.
-            usable = b > 0 and _normal(text) != _normal(hypotheses[i])
+            usable = b > 0 and normal_form(text) != normal_form(hypotheses[i])
             sets.append(([*start, Premise(text=text, belief=b)] if usable else start, i))
         return sets
 
@@ -211,16 +211,16 @@ class TeachableReasoner:
         """The model's belief in what it wrote, overruled by what the user taught: a statement
         the user taught is believed, one whose negation the user taught is not."""
         taught = {
-            _normal(r.text)
+            normal_form(r.text)
             for r in self.stream.records(self.user)
             if r.status is MemoryStatus.ACTIVE and r.kind in FACT_KINDS
         }
         model = belief(self.scorer, statements) if statements else []
         out = []
         for text, b in zip(statements, model, strict=True):
-            if _normal(text) in taught:
+            if normal_form(text) in taught:
                 out.append(1.0)
-            elif _normal(negate(text)) in taught:
+            elif normal_form(negate(text)) in taught:
                 out.append(0.0)
             else:
                 out.append(b)
@@ -288,10 +288,6 @@ def context_for(question: str, premises: Sequence[Premise]) -> str:
         return DIRECT.format(question=question)
     lines = "\n".join(PREMISE_LINE.format(fact=p.text) for p in premises)
     return WITH_PREMISES.format(premises=lines, question=question)
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.lower().rstrip(".").split())
 
 
 def _key(premises: Sequence[Premise]) -> str:

@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from agents.teachme.language import negate
+from agents.teachme.language import negate, normal_form
 from agents.teachme.reasoner import Answer, Premise, TeachableReasoner
 from memory import MemoryKind, MemoryRecord, NewMemory, new_memory
 
@@ -166,10 +166,6 @@ class TeachMeSession:
         """Store a taught memory, unless the same text is already taught (then that one)."""
         memory = self._memory(text, action, kind, **extra)
         for record in self.taught():
-            if _normal(record.text) == _normal(memory.text) and record.kind is kind:
+            if normal_form(record.text) == normal_form(memory.text) and record.kind is kind:
                 return record
         return self.reasoner.stream.add_many([memory])[0]
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.lower().strip().rstrip(".").split())

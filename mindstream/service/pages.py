@@ -15,8 +15,9 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
-from mindstream.service.runs import Mind, Recalled, RunNotFound, RunOverview, RunViews
-from mindstream.service.teach import AnswerOut, AskIn, MoveIn, TaughtOut, TeachDesk
+from mindstream.service.runs import Mind, RunNotFound, RunOverview, RunViews
+from mindstream.service.schemas import FoundOut, MemoryOut
+from mindstream.service.teach import AnswerOut, AskIn, MoveIn, TeachDesk
 
 STATIC = Path(__file__).parent / "static"
 _POLL_SECONDS = 0.5
@@ -82,7 +83,7 @@ def _run_routes(runs: RunViews) -> APIRouter:
         agent: str,
         q: Annotated[str, Query(min_length=1, max_length=500)],
         k: Annotated[int, Query(ge=1, le=50)] = 8,
-    ) -> list[Recalled]:
+    ) -> list[FoundOut]:
         return runs.recall(run, agent, q, k)
 
     return router
@@ -122,7 +123,7 @@ def _teach_routes(teach: TeachDesk) -> APIRouter:
         return teach.move(body)
 
     @router.get("/api/teach/taught")
-    def taught() -> list[TaughtOut]:
+    def taught() -> list[MemoryOut]:
         return teach.taught()
 
     return router

@@ -18,10 +18,11 @@ import yaml
 from pydantic import BaseModel
 
 from memory import MemoryKind, MemoryRecord, StoreBusyError
+from mindstream.service.schemas import FoundOut, MemoryOut
 from sim.events import Event, RunSummary, read_events, read_summary
 
 if TYPE_CHECKING:
-    from memory import MemoryStream, ScoredMemory
+    from memory import MemoryStream
     from mindstream.compose import Parts
 
 _NAME = re.compile(r"^[\w.\- ]{1,120}$")
@@ -39,34 +40,17 @@ class PlanNode(BaseModel):
     children: list[PlanNode] = []
 
 
-class MemoryView(BaseModel):
-    id: str
-    kind: str
-    text: str
-    created_at: datetime
-    importance: float
-    evidence: list[str] = []
-
-
 class Reflection(BaseModel):
-    memory: MemoryView
-    evidence: list[MemoryView]
+    memory: MemoryOut
+    evidence: list[MemoryOut]
 
 
 class Mind(BaseModel):
     agent: str
     plan: list[PlanNode]
-    recent: list[MemoryView]
+    recent: list[MemoryOut]
     reflections: list[Reflection]
     note: str = ""
-
-
-class Recalled(BaseModel):
-    memory: MemoryView
-    score: float
-    recency: float
-    importance: float
-    relevance: float
 
 
 class RunOverview(BaseModel):
@@ -79,17 +63,6 @@ class RunOverview(BaseModel):
     events: list[Event]
     finished: bool
     summary: RunSummary | None
-
-
-def _view(record: MemoryRecord) -> MemoryView:
-    return MemoryView(
-        id=record.id,
-        kind=record.kind.value,
-        text=record.text,
-        created_at=record.created_at,
-        importance=record.importance,
-        evidence=list(record.evidence),
-    )
 
 
 class RunViews:
@@ -144,31 +117,22 @@ class RunViews:
             raise RunNotFound(f"no agent {agent!r} in run {name!r}")
         lived = sorted(records, key=lambda r: r.created_at, reverse=True)
         reflections = [
-            Reflection(memory=_view(r), evidence=_evidence(stream, r))
+            Reflection(memory=MemoryOut.of(r), evidence=_evidence(stream, r))
             for r in lived
             if r.kind is MemoryKind.REFLECTION
         ]
         return Mind(
             agent=agent,
             plan=plan,
-            recent=[_view(r) for r in lived if r.kind is not MemoryKind.REFLECTION][:recent],
+            recent=[MemoryOut.of(r) for r in lived if r.kind is not MemoryKind.REFLECTION][:recent],
             reflections=reflections,
         )
 
-    def recall(self, name: str, agent: str, query: str, k: int = 8) -> list[Recalled]:
+    def recall(self, name: str, agent: str, query: str, k: int = 8) -> list[FoundOut]:
         stream = self.stream(name)
         moment = self._now(self.folder(name))
-        found: list[ScoredMemory] = stream.retrieve(query, k, owner=agent, now=moment, touch=False)
-        return [
-            Recalled(
-                memory=_view(m.record),
-                score=m.score,
-                recency=m.recency,
-                importance=m.importance,
-                relevance=m.relevance,
-            )
-            for m in found
-        ]
+        found = stream.retrieve(query, k, owner=agent, now=moment, touch=False)
+        return [FoundOut.of(m) for m in found]
 
     def stream(self, name: str) -> MemoryStream:
         if name in self.live:
@@ -204,12 +168,12 @@ def _checkpoint(folder: Path) -> dict[str, Any]:
     return dict(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else {}
 
 
-def _evidence(stream: MemoryStream, reflection: MemoryRecord) -> list[MemoryView]:
+def _evidence(stream: MemoryStream, reflection: MemoryRecord) -> list[MemoryOut]:
     """The memories a reflection cites (one forgotten since is left out)."""
     cited = []
     for memory_id in reflection.evidence:
         try:
-            cited.append(_view(stream.get(memory_id)))
+            cited.append(MemoryOut.of(stream.get(memory_id)))
         except KeyError:
             continue
     return cited

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from mindstream.service.schemas import MemoryOut
+
 if TYPE_CHECKING:
     from agents.teachme import Answer, TeachMeSession
-    from memory import MemoryRecord, MemoryStream
+    from memory import MemoryStream
     from mindstream.compose import Parts
 
 _SESSIONS = 64  # the oldest tab's session is dropped beyond this
@@ -45,16 +46,6 @@ class AnswerOut(BaseModel):
     mode: str
     hypothesis: str | None
     premises: list[PremiseOut]
-
-
-class TaughtOut(BaseModel):
-    id: str
-    text: str
-    kind: str
-    action: str
-    question: str
-    status: str = Field(description="active, or superseded/forgotten by a later correction")
-    created_at: datetime
 
 
 def answer_out(answer: Answer) -> AnswerOut:
@@ -101,20 +92,11 @@ class TeachDesk:
                 return answer_out(session.add_fact(body.text or ""))
             return answer_out(session.agree())
 
-    def taught(self) -> list[TaughtOut]:
-        records: list[MemoryRecord] = self.stream().records("teacher")
-        return [
-            TaughtOut(
-                id=r.id,
-                text=r.text,
-                kind=r.kind.value,
-                action=str(r.metadata.get("action", "")),
-                question=str(r.metadata.get("question", "")),
-                status=r.status.value,
-                created_at=r.created_at,
-            )
-            for r in sorted(records, key=lambda r: r.created_at, reverse=True)
-        ]
+    def taught(self) -> list[MemoryOut]:
+        """Everything taught, newest first, superseded corrections included (their status
+        says so; metadata holds the action and the question: the provenance)."""
+        records = self.stream().records("teacher")
+        return [MemoryOut.of(r) for r in sorted(records, key=lambda r: r.created_at, reverse=True)]
 
     def stream(self) -> MemoryStream:
         if self._stream is None:

@@ -37,7 +37,7 @@ function drawAnswer(answer) {
 async function drawTaught() {
   const rows = await api("/api/teach/taught");
   $("taught").querySelector("tbody").replaceChildren(...rows.map((r) => el("tr", {},
-    el("td", {}, r.text), el("td", {}, r.action || r.kind), el("td", {}, r.question), el("td", {}, r.status), el("td", {}, r.created_at.slice(0, 16).replace("T", " ")))));
+    el("td", {}, r.text), el("td", {}, r.metadata.action || r.kind), el("td", {}, r.metadata.question || ""), el("td", {}, r.status), el("td", {}, r.created_at.slice(0, 16).replace("T", " ")))));
 }
 
 $("ask").addEventListener("submit", (event) => {

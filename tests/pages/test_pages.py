@@ -87,6 +87,8 @@ def test_teach_a_false_premise_changes_the_answer_and_is_listed(
         arg=before,
         timeout=180_000,
     )
+    # The table is redrawn after the answer, from its own request: wait for it.
+    tab.wait_for_selector("#taught td:text('premise false')")
     listed = tab.locator("#taught").inner_text()
     assert "premise false" in listed and "missing fact" in listed
     screenshot(tab, "teach.png")

@@ -15,6 +15,7 @@ from mindstream import (
     cli_serve,
     cli_sim,
     cli_teach,
+    cli_train,
 )
 from mindstream.cli_support import clean_errors, configured, offline_environment
 from mindstream.compose import Parts
@@ -30,6 +31,7 @@ app.add_typer(cli_memory.app, name="memory")
 app.add_typer(cli_eval.app, name="eval")
 app.add_typer(cli_sim.app, name="sim")
 app.add_typer(cli_model.app, name="model")
+app.add_typer(cli_train.app, name="train")
 app.add_typer(cli_serve.users_app, name="users")
 app.command()(cli_serve.serve)
 app.command()(cli_reflection.reflect)

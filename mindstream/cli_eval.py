@@ -71,19 +71,48 @@ def reflection(parts: Parts) -> None:
     console.print(result["insights"])
 
 
+QuestionsOption = Annotated[
+    Path, typer.Option("--data", help="Questions in the OpenBookQA jsonl format (any such file).")
+]
+TrainOption = Annotated[
+    Path,
+    typer.Option(
+        "--train",
+        help="OpenBookQA-format file whose questions the teacher goes through; their core "
+        "facts are the memory of the upper bound.",
+    ),
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option(help="Where the section, JSON and plot go (default runs/<experiment>)."),
+]
+DocsOption = Annotated[
+    bool, typer.Option("--docs", help="Write into docs/results (the published figures).")
+]
+
+
+def _destination(out: Path | None, docs: bool, name: str) -> Path:
+    if docs:
+        return DEFAULT_SECTIONS
+    return out or Path("runs") / name
+
+
 @app.command("teachme-retrieval")
 @clean_errors
 @configured
 def teachme_retrieval(
     parts: Parts,
-    data: DataOption = DEFAULT_DATA,
-    split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
+    data: QuestionsOption = DEFAULT_DATA / "dev_complete.jsonl",
+    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
     limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
+    out: OutOption = None,
+    docs: DocsOption = False,
 ) -> None:
     """TeachMe Table A1: recall of the gold fact by how memory is indexed (F, Q, Q+F, ...)."""
     from mindstream.experiments.teachme_retrieval import run
 
-    console.print(run(data, split, limit, parts)["recall_percent"])
+    destination = _destination(out, docs, "teachme-retrieval")
+    console.print(run(data, train, limit, parts, destination)["recall_percent"])
 
 
 @app.command()
@@ -91,8 +120,8 @@ def teachme_retrieval(
 @configured
 def teachme(
     parts: Parts,
-    data: DataOption = DEFAULT_DATA,
-    split: Annotated[str, typer.Option(help="The hidden split answered after teaching.")] = "dev",
+    data: QuestionsOption = DEFAULT_DATA / "dev_complete.jsonl",
+    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
     limit: Annotated[int | None, typer.Option(help="Only the first N hidden questions.")] = None,
     train_limit: Annotated[
         int | None, typer.Option(help="Train questions the teacher goes through.")
@@ -105,12 +134,25 @@ def teachme(
     work: Annotated[Path, typer.Option(help="Where partial results are kept (resumable).")] = Path(
         "runs/teachme"
     ),
+    out: OutOption = None,
+    docs: DocsOption = False,
 ) -> None:
     """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
     from mindstream.experiments.teachme import Lab, run
 
     lab = Lab.of(parts)
-    result = run(data, split, limit, train_limit, curve_limit, orderings, seed, work, lab)
+    result = run(
+        data,
+        train,
+        limit,
+        train_limit,
+        curve_limit,
+        orderings,
+        seed,
+        work,
+        lab,
+        _destination(out, docs, "teachme"),
+    )
     console.print({k: result[k] for k in ("direct", "before", "after", "upper_bound")})
 
 
@@ -119,15 +161,54 @@ def teachme(
 @configured
 def teachme_scoring(
     parts: Parts,
-    data: DataOption = DEFAULT_DATA,
-    limit: Annotated[int, typer.Option(help="How many train questions.")] = 100,
-    offset: Annotated[int, typer.Option(help="Index of the first train question used.")] = 1000,
+    data: QuestionsOption = DEFAULT_DATA / "train_complete.jsonl",
+    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
+    memory: Annotated[
+        str, typer.Option(help="train: every core fact of --train; book: openbook.txt beside it")
+    ] = "train",
+    limit: Annotated[int, typer.Option(help="How many questions.")] = 500,
+    offset: Annotated[
+        int, typer.Option(help="First question used (4457: the slice the verifier never saw).")
+    ] = 4457,
+    out: OutOption = None,
+    docs: DocsOption = False,
 ) -> None:
-    """Can the model use a fact? Answer rules for TeachMe's proofs, with a gold-fact oracle."""
+    """Can the model use a fact? The gold-fact oracle, answer rules and the premise gate grid."""
     from mindstream.experiments.teachme import Lab
     from mindstream.experiments.teachme_scoring import run
 
-    console.print(run(data, limit, offset, Lab.of(parts))["accuracy"])
+    result = run(
+        data,
+        train,
+        Lab.of(parts),
+        _destination(out, docs, "teachme-scoring"),
+        limit,
+        offset,
+        memory,
+    )
+    console.print(result["accuracy"], result["best_thresholds"])
+
+
+@app.command("teachme-contrast")
+@clean_errors
+@configured
+def teachme_contrast(
+    parts: Parts,
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data", help="Contrast pairs (jsonl: question, choices, negative_fact, ruled_out)."
+        ),
+    ] = Path(__file__).parent / "experiments" / "data" / "contrast_pairs.jsonl",
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Taught negations: with "X does not Y" taught, is Y avoided? (nothing / own / all taught)"""
+    from mindstream.experiments.teachme import Lab
+    from mindstream.experiments.teachme_contrast import run
+
+    result = run(Lab.of(parts), _destination(out, docs, "teachme-contrast"), data)
+    console.print(result["away_from_y"])
 
 
 @app.command("long-memory")

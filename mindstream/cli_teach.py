@@ -54,11 +54,21 @@ def show(answer: Answer) -> None:
     if not answer.found or answer.proof is None:
         console.print("[bold]No proof found.[/] Facts I considered:")
     else:
-        console.print(f"[bold]Answer:[/] {answer.choice}   (score {answer.proof.score:.2f})")
+        checked = (
+            f", verifier {answer.proof.entailment:.2f}"
+            if answer.proof.entailment is not None
+            else ""
+        )
+        console.print(
+            f"[bold]Answer:[/] {answer.choice}   (score {answer.proof.score:.2f}{checked})",
+            highlight=False,
+        )
         for n, premise in enumerate(answer.proof.premises, start=1):
             source = "taught" if premise.memory_id else f"my belief {premise.belief:.2f}"
             console.print(f"  {n}. {premise.text}  [dim]({source})[/]")
         console.print(f"  [bold]therefore[/] {answer.proof.hypothesis}")
+    for index in answer.ruled_out:
+        console.print(f"  [dim]ruled out by what you taught: {answer.choices[index]}[/]")
     for n, fact in enumerate(answer.considered, start=1):
         console.print(f"  [dim]considered {n}: {fact.text}[/]")
 
@@ -94,7 +104,8 @@ def teach(
     user: UserOption = "user",
     retrieval: RetrievalOption = None,
     write_premises: Annotated[
-        bool, typer.Option(help="Let the model write a premise per proof.")
+        bool,
+        typer.Option(help="Let the model write a premise per proof (with teachme.verifier=off)."),
     ] = True,
 ) -> None:
     """An interactive TeachMe session: ask, see the proof, correct it, watch the answer change."""

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agents.generative import Minds
     from agents.teachme import TeachableReasoner
     from lm import CallLedger, Scorer
+    from lm.verifier import Verifier
     from memory import CachedRater, Clock, MemoryStore, MemoryStream
     from reflection import Reflector
     from reflection.refeed import ReFeed, Retrieve
@@ -101,6 +102,20 @@ class Parts:
         if hasattr(scorer, "for_component"):
             return scorer.for_component(component, self.ledger)
         return scorer
+
+    @cached_property
+    def verifier(self) -> Verifier:
+        """TeachMe's proof checker: the trained adapter on the embedded model; a served (or
+        other local) model answers the same yes/no question itself."""
+        from lm import DEFAULT_MODEL_SPEC
+        from lm.verifier import ScorerVerifier, load_adapter_verifier
+
+        if self.config.model.spec == DEFAULT_MODEL_SPEC:
+            from lm.loading import cached_smollm2_dir
+
+            local = self.config.model.local
+            return load_adapter_verifier(cached_smollm2_dir(local.cache_dir), threads=local.threads)
+        return ScorerVerifier(self.scorer_for("teachme-verifier"))
 
     @cached_property
     def embedder(self) -> Any:
@@ -184,7 +199,8 @@ class Parts:
 
         config = _changed(self.config.teachme, changes)
         scorer, model = self.scorer_for("teachme"), self.chat_for("teachme")
-        return TeachableReasoner(stream, scorer, model, user=user, config=config)
+        verifier = self.verifier if config.verifier == "auto" else None
+        return TeachableReasoner(stream, scorer, model, user=user, config=config, verifier=verifier)
 
     def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
         """The personal assistant on its own stream (the assistant's retrieval policy)."""

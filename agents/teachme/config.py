@@ -21,3 +21,19 @@ class TeachMeConfig(BaseModel):
     entailment_check: bool = Field(False, description="multiply in p_yes(premises => hypothesis)")
     min_proof_score: float | None = Field(None, description="below this, no proof is found")
     max_tokens: int = Field(32, ge=1, description="length of written premises and answers")
+    verifier: Literal["auto", "off"] = Field(
+        "auto",
+        description="judge proofs with the entailment verifier (the embedded model's adapter, "
+        "or a served model's own yes/no); off: the answer's likelihood after the premises",
+    )
+    # Gate thresholds: measured by `mindstream eval teachme-scoring` on the 500 held-out train
+    # questions (docs/results/teachme_scoring.md), never on dev.
+    gate_similarity: float = Field(
+        0.3, description="a fact is a premise only this close (cosine) to question + choices"
+    )
+    gate_entailment: float = Field(
+        0.5, description="... and only if the verifier finds it entails some choice this much"
+    )
+    veto_entailment: float = Field(
+        0.3, description="a relevant 'X does not Y' rules out Y when 'X does Y' entails Y this much"
+    )

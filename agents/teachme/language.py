@@ -64,6 +64,38 @@ def _polar_statement(question: str) -> str | None:
     return f"{sentence[:1].upper()}{sentence[1:]}."
 
 
+_NOT_TRUE = re.compile(r"^it is (not )?true that ", re.IGNORECASE)
+_DO = {"do", "does", "did"}
+
+
+def polarity(statement: str) -> tuple[str, bool]:
+    """(what the statement is about, whether it denies it): 'A magnet does not attract
+    copper.', 'It is not true that a magnet attracts copper.' and 'A magnet attracts copper.'
+    are about the same thing, the first two denying it. Words are crudely stemmed so the
+    auxiliary 'does' and a verb's -s do not matter."""
+    text = normal_form(statement)
+    prefix = _NOT_TRUE.match(text)
+    negative = bool(prefix and prefix.group(1))
+    if prefix:
+        text = text[prefix.end() :]
+    if _NEGATED.search(text):
+        negative = not negative
+        text = normal_form(negate(text))
+    words = [w.rstrip("s") for w in text.split() if w not in _DO]
+    return " ".join(words), negative
+
+
+def contradicts(first: str, second: str) -> bool:
+    """One statement denies what the other asserts."""
+    (a, a_negative), (b, b_negative) = polarity(first), polarity(second)
+    return a == b and a_negative != b_negative
+
+
+def is_negative(statement: str) -> bool:
+    """'A magnet does not attract copper.' is; 'A magnet attracts iron.' is not."""
+    return bool(_NEGATED.search(statement))
+
+
 def negate(statement: str) -> str:
     """'A magnet can attract copper.' -> 'A magnet cannot attract copper.'
 

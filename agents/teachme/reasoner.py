@@ -19,7 +19,8 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.teachme.config import TeachMeConfig
-from agents.teachme.language import negate, normal_form, rule_hypothesis
+from agents.teachme.judging import FactJudgement, judge_facts
+from agents.teachme.language import negate, normal_form, polarity, rule_hypothesis
 from agents.teachme.prompts import (
     DIRECT,
     ENTAILMENT,
@@ -29,6 +30,7 @@ from agents.teachme.prompts import (
     WITH_PREMISES,
 )
 from lm import Scorer, belief, complete_batch
+from lm.verifier import Verifier
 from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, RetrievalWeights
 
 FACT_KINDS = (MemoryKind.FACT, MemoryKind.CORRECTION)
@@ -60,6 +62,8 @@ class Answer(BaseModel):
     proof: Proof | None
     proofs: list[Proof]
     considered: list[MemoryRecord] = Field(default_factory=list)
+    judgements: list[FactJudgement] = Field(default_factory=list)
+    ruled_out: list[int] = Field(default_factory=list)  # choices a taught negation excludes
     mode: Literal["proof", "direct"] = "proof"
 
     @property
@@ -88,12 +92,14 @@ class TeachableReasoner:
         *,
         user: str = "user",
         config: TeachMeConfig | None = None,
+        verifier: Verifier | None = None,
     ) -> None:
         self.stream = stream
         self.scorer = scorer
         self.model = model
         self.user = user
         self.config = config or TeachMeConfig()
+        self.verifier = verifier if self.config.verifier == "auto" else None
 
     # ---- answering ---------------------------------------------------------------------
     def answer(self, question: str, choices: Sequence[str] | None = None) -> Answer:
@@ -101,13 +107,14 @@ class TeachableReasoner:
         options = list(choices) if choices else self._candidates(question)
         hypotheses = self._hypotheses(question, options)
         facts = self.retrieve_facts(question, options)
-        blocked = self._blocked()
+        if self.verifier is not None:
+            return self._verified(question, options, hypotheses, facts)
         starts: list[list[Premise]] = [[]]
         starts += [[Premise(text=f.text, memory_id=f.id)] for f in facts]
         proofs = self._score(question, options, hypotheses, self._premise_sets(starts, hypotheses))
         if self.config.entailment_check:
             proofs = self._check_entailment(proofs)
-        proofs = [p for p in proofs if (p.hypothesis, _key(p.premises)) not in blocked]
+        proofs = self._allowed(proofs)
         # On a tie, a proof grounded in what the user taught wins.
         best = max(proofs, key=lambda p: (p.score, p.forced), default=None)
         if (
@@ -124,6 +131,62 @@ class TeachableReasoner:
             proofs=proofs,
             considered=facts,
         )
+
+    def _verified(
+        self, question: str, options: list[str], hypotheses: list[str], facts: list[MemoryRecord]
+    ) -> Answer:
+        """Proofs from gated facts, judged by the verifier; without one, the direct answer.
+        Choices a relevant taught negation rules out are never picked (unless all are)."""
+        assert self.verifier is not None
+        query = " ".join([question, *options])
+        judgements = judge_facts(
+            self.verifier, self.stream.embedder, query, hypotheses, facts, self.config
+        )
+        ruled_out = sorted({j.contradicted for j in judgements if j.contradicted is not None})
+        direct = self._score(question, options, hypotheses, [([], None)])
+        proofs = [
+            Proof(
+                choice_index=i,
+                hypothesis=hypotheses[i],
+                premises=[Premise(text=j.fact.text, memory_id=j.fact.id)],
+                support=direct[i].support,
+                entailment=p,
+                score=math.log(max(p, 1e-9)),
+            )
+            for j in judgements
+            if j.used
+            for i, p in enumerate(j.entailment)
+        ]
+        proofs = self._allowed(proofs)
+        allowed = [p for p in proofs if p.choice_index not in ruled_out]
+        fallback = [p for p in direct if p.choice_index not in ruled_out] or direct
+        best = max(allowed or fallback, key=lambda p: p.score)
+        return Answer(
+            question=question,
+            choices=options,
+            choice_index=best.choice_index,
+            proof=best,
+            proofs=[*proofs, *direct],
+            considered=facts,
+            judgements=judgements,
+            ruled_out=ruled_out,
+        )
+
+    def _allowed(self, proofs: list[Proof]) -> list[Proof]:
+        """Not blocked as bad reasoning, and no premise that contradicts what the user taught
+        or another premise of the same proof."""
+        blocked = self._blocked()
+        taught = {polarity(r.text) for r in self._taught()}
+
+        def consistent(premises: list[Premise]) -> bool:
+            keys = [polarity(q.text) for q in premises]
+            return not any((about, not denies) in {*taught, *keys} for about, denies in keys)
+
+        return [
+            p
+            for p in proofs
+            if (p.hypothesis, _key(p.premises)) not in blocked and consistent(p.premises)
+        ]
 
     def direct(self, question: str, choices: Sequence[str]) -> Answer:
         """The "fast thinking" baseline: the choice the model finds likeliest, no proof."""
@@ -210,11 +273,7 @@ class TeachableReasoner:
     def _beliefs(self, statements: list[str]) -> list[float]:
         """The model's belief in what it wrote, overruled by what the user taught: a statement
         the user taught is believed, one whose negation the user taught is not."""
-        taught = {
-            normal_form(r.text)
-            for r in self.stream.records(self.user)
-            if r.status is MemoryStatus.ACTIVE and r.kind in FACT_KINDS
-        }
+        taught = {normal_form(r.text) for r in self._taught()}
         model = belief(self.scorer, statements) if statements else []
         out = []
         for text, b in zip(statements, model, strict=True):
@@ -272,6 +331,13 @@ class TeachableReasoner:
             self.model, prompts, "teachme", max_tokens=self.config.max_tokens, **options
         )
         return [reply.split("\n")[0] for reply in replies]
+
+    def _taught(self) -> list[MemoryRecord]:
+        return [
+            r
+            for r in self.stream.records(self.user)
+            if r.status is MemoryStatus.ACTIVE and r.kind in FACT_KINDS
+        ]
 
     def _blocked(self) -> set[tuple[str, str]]:
         """(hypothesis, premises) pairs the user called bad reasoning."""

@@ -53,9 +53,13 @@ def load_book(folder: Path = DEFAULT_DATA) -> list[str]:
 def load_split(split: str, folder: Path = DEFAULT_DATA, limit: int | None = None) -> list[Question]:
     if split not in SPLIT_FILES:
         raise DataError(f"split {split!r}: expected one of {sorted(SPLIT_FILES)}")
-    path = folder / SPLIT_FILES[split]
+    return load_questions(folder / SPLIT_FILES[split], limit)
+
+
+def load_questions(path: Path, limit: int | None = None) -> list[Question]:
+    """Any file in the OpenBookQA `*_complete.jsonl` format."""
     if not path.is_file():
-        raise DataError(f"{path}: not found (pass --data with the openbookqa folder)")
+        raise DataError(f"{path}: not found (pass --data with an OpenBookQA jsonl file)")
     questions = []
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         if not line.strip():

@@ -17,6 +17,7 @@ ORDER = [
     "teachme_retrieval",
     "teachme_scoring",
     "teachme",
+    "teachme_contrast",
 ]
 
 

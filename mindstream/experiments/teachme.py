@@ -20,8 +20,9 @@ from rich.progress import Progress
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
 from lm import DEFAULT_MODEL_SPEC, MemoScorer, Scorer
+from lm.verifier import MemoVerifier, Verifier
 from memory import InMemoryStore, MemoryStream, new_memory
-from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_split
+from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_questions
 from mindstream.experiments.report import SECTIONS, table, write_section
 
 if TYPE_CHECKING:
@@ -40,11 +41,13 @@ class Lab:
         embedder: Embeddings,
         spec: str = DEFAULT_MODEL_SPEC,
         config: TeachMeConfig | None = None,
+        verifier: Verifier | None = None,
     ) -> None:
         self.scorer = MemoScorer(scorer)
         self.embedder = embedder
         self.spec = spec
         self.config = config or TeachMeConfig(retrieve_k=5)
+        self.verifier = None if verifier is None else MemoVerifier(verifier)
 
     @classmethod
     def of(cls, parts: Parts) -> Lab:
@@ -54,6 +57,7 @@ class Lab:
             parts.embedder,
             parts.config.model.spec,
             parts.config.teachme,
+            parts.verifier if parts.config.teachme.verifier == "auto" else None,
         )
 
     def reasoner(self, facts: list[tuple[str, str]]) -> TeachableReasoner:
@@ -66,18 +70,25 @@ class Lab:
                 for qid, fact in facts
             ]
         )
-        return TeachableReasoner(stream, self.scorer, config=self.config)
+        return TeachableReasoner(stream, self.scorer, config=self.config, verifier=self.verifier)
 
     def accuracy(
         self, reasoner: TeachableReasoner, questions: list[Question], direct: bool = False
     ) -> float:
-        right = 0
-        for q in questions:
-            answer = (
+        right = self.correct(reasoner, questions, direct)
+        return sum(right) / len(right)
+
+    def correct(
+        self, reasoner: TeachableReasoner, questions: list[Question], direct: bool = False
+    ) -> list[bool]:
+        """Per question: answered right? (paired comparisons need the questions, not a rate)"""
+        return [
+            (
                 reasoner.direct(q.stem, q.choices) if direct else reasoner.answer(q.stem, q.choices)
-            )
-            right += answer.choice_index == q.answer_index
-        return right / len(questions)
+            ).choice_index
+            == q.answer_index
+            for q in questions
+        ]
 
 
 def teach(reasoner: TeachableReasoner, question: Question) -> bool:
@@ -100,8 +111,8 @@ def teach(reasoner: TeachableReasoner, question: Question) -> bool:
 
 
 def run(
-    data: Path = DEFAULT_DATA,
-    split: str = "dev",
+    data: Path = DEFAULT_DATA / "dev_complete.jsonl",
+    train_file: Path = DEFAULT_DATA / "train_complete.jsonl",
     limit: int | None = None,
     train_limit: int | None = 500,
     curve_limit: int = 100,
@@ -116,8 +127,9 @@ def run(
         raise ValueError("the TeachMe experiment needs a lab (Lab.of(parts))")
     model = lab.spec
     started = time.perf_counter()
-    hidden = load_split(split, data, limit)
-    train = load_split("train", data, train_limit)
+    hidden = load_questions(data, limit)
+    train = load_questions(train_file, train_limit)
+    split = data.stem
     tag = "" if model == DEFAULT_MODEL_SPEC else re.sub(r"[^\w.-]+", "_", model) + "-"
     state_path = work / f"{tag}state-{split}-{len(hidden)}-{len(train)}-{seed}.json"
     state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.is_file() else {}
@@ -137,7 +149,8 @@ def run(
             task = progress.add_task("direct QA and TeachMe before teaching", total=2)
             state["direct"] = lab.accuracy(empty, hidden, direct=True)
             progress.advance(task)
-            state["before"] = lab.accuracy(empty, hidden)
+            state["before_right"] = lab.correct(empty, hidden)
+            state["before"] = sum(state["before_right"]) / len(hidden)
             progress.advance(task)
             save()
         if "curve_before" not in state:  # the curve's 0% point, the same for every ordering
@@ -145,7 +158,7 @@ def run(
             save()
         if "upper_bound" not in state:
             task = progress.add_task("upper bound (all train facts)", total=1)
-            every = list({q.fact: (q.id, q.fact) for q in load_split("train", data)}.values())
+            every = list({q.fact: (q.id, q.fact) for q in load_questions(train_file)}.values())
             state["upper_bound"] = lab.accuracy(lab.reasoner(every), hidden)
             state["upper_bound_facts"] = len(every)
             progress.advance(task)
@@ -170,14 +183,16 @@ def run(
                 run_state["curve"][str(percent)] = lab.accuracy(reasoner, curve_questions)
                 save()
             if order == 0 and "after" not in state:
-                state["after"] = lab.accuracy(reasoner, hidden)
+                state["after_right"] = lab.correct(reasoner, hidden)
+                state["after"] = sum(state["after_right"]) / len(hidden)
                 state["taught_facts"] = len(run_state["taught"])
+                state["facts_taught"] = [by_id[i].fact for i in run_state["taught"]]
                 save()
     if json.dumps(state, sort_keys=True) != unchanged:  # a rerun that only reports adds no time
         state["seconds"] = round(state.get("seconds", 0) + time.perf_counter() - started, 1)
     save()
     command = (
-        f"mindstream eval teachme --split {split} --train-limit {train_limit} "
+        f"mindstream eval teachme --data {data} --train {train_file} --train-limit {train_limit} "
         f"--curve-limit {curve_limit} --orderings {orderings} --seed {seed}"
         + (f" --limit {limit}" if limit else "")
         + ("" if model == DEFAULT_MODEL_SPEC else f" --model {model}")
@@ -232,19 +247,25 @@ def _report(
         else ""
     )
     se_all = _standard_error(state["before"], n_hidden)
+    se_gain = _paired_standard_error(state.get("before_right"), state.get("after_right"))
+    gain = 100 * (state["after"] - state["before"])
     se_curve = _standard_error(state["before"], len(curve_questions))
     markdown = f"""## TeachMe: learning from a simulated teacher (OpenBookQA {split})
 
 The teacher went through {n_train} train questions (the paper used all 4957) and added a
 question's gold core fact to memory whenever the answer was wrong; the {n_hidden} {split}
-questions were then answered with no more teaching. Answers are scored by the frozen model
-{state["model"]}: a proof's support is the answer's mean log-likelihood with the proof's
-premise (a taught fact, found by BM25 over question + choices, r = 5) before the question.
-Without taught facts the unforced proof has no premise, so "before teaching" equals direct QA
-by construction. Paper (T5-11B Entailer, OpenBookQA test): 72.6% before, 77.0% after. Chance is 25%.
-Wall time {state["seconds"]} s{untimed}.
+questions were then answered with no more teaching. The model {state["model"]} stays frozen
+(the verifier adapter is fixed before the run): a taught fact found for a question (BM25 over
+question + choices, r = 5) becomes a premise only through the gate (embedding similarity and the
+verifier's entailment judgement), and the best proof is the verifier's most confident one; with no
+fact through the gate the direct answer (mean log-likelihood) stands, so "before teaching"
+equals direct QA. Paper (T5-11B Entailer, OpenBookQA test): 72.6% before, 77.0% after. Chance
+is 25%. Wall time {state["seconds"]} s{untimed}.
 
 {table(["system", "accuracy"], rows)}
+
+After minus before: {gain:+.1f} points, paired standard error {se_gain:.1f} points (the same
+{n_hidden} questions answered twice). The facts taught are listed in `teachme.json`.
 
 Sampling error: one standard error of an accuracy near {state["before"]:.0%} is {se_all:.1f} points
 on {n_hidden} questions and {se_curve:.1f} points on the {len(curve_questions)} curve questions;
@@ -259,6 +280,16 @@ seen x% of the {n_train} train questions, for {orderings} orderings (`teachme_cu
 """
     write_section("teachme", markdown, data_out, out)
     return data_out
+
+
+def _paired_standard_error(before: list[bool] | None, after: list[bool] | None) -> float:
+    """Standard error (points) of after - before on the same questions."""
+    if not before or not after:
+        return float("nan")
+    diffs = [int(a) - int(b) for a, b in zip(after, before, strict=True)]
+    mean = sum(diffs) / len(diffs)
+    variance = sum((d - mean) ** 2 for d in diffs) / max(len(diffs) - 1, 1)
+    return 100 * math.sqrt(variance / len(diffs))
 
 
 def _standard_error(accuracy: float, questions: int) -> float:

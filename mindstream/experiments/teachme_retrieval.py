@@ -12,8 +12,13 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import Progress
 
 from memory import InMemoryStore, MemoryStream, RetrievalWeights, new_memory
-from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_split, normalise_fact
-from mindstream.experiments.report import table, write_section
+from mindstream.experiments.openbookqa import (
+    DEFAULT_DATA,
+    Question,
+    load_questions,
+    normalise_fact,
+)
+from mindstream.experiments.report import SECTIONS, table, write_section
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
@@ -61,16 +66,19 @@ def recall(stream: MemoryStream, questions: list[Question], mode: str) -> dict[i
 
 
 def run(
-    data: Path = DEFAULT_DATA,
-    split: str = "dev",
+    data: Path = DEFAULT_DATA / "dev_complete.jsonl",
+    train_file: Path = DEFAULT_DATA / "train_complete.jsonl",
     limit: int | None = None,
     parts: Parts | None = None,
+    out: Path = SECTIONS,
 ) -> dict[str, Any]:
+    """`data`: the questions (any OpenBookQA-format file); `train_file`: whose facts are memory."""
     if parts is None:
         raise ValueError("the retrieval experiment needs the configuration's parts")
     started = time.perf_counter()
-    train = load_split("train", data)
-    questions = load_split(split, data, limit)
+    train = load_questions(train_file)
+    questions = load_questions(data, limit)
+    split = data.name
     results: dict[str, dict[str, dict[int, float]]] = {}
     with Progress() as progress:
         bar = progress.add_task("indexings x retrieval modes", total=len(INDEXINGS) * len(MODES))
@@ -91,7 +99,7 @@ def run(
             for mode in MODES:
                 results.setdefault(indexing, {})[mode] = recall(stream, questions, mode)
                 progress.advance(bar)
-    command = f"mindstream eval teachme-retrieval --split {split}" + (
+    command = f"mindstream eval teachme-retrieval --data {data} --train {train_file}" + (
         f" --limit {limit}" if limit else ""
     )
     covered = sum(
@@ -120,5 +128,5 @@ the query is the question plus its answer choices; recall@k (%) of the question'
 
 {table(["indexed by", "retrieval", *(f"R@{k}" for k in KS)], rows)}
 """
-    write_section("teachme_retrieval", markdown, data_out)
+    write_section("teachme_retrieval", markdown, data_out, out)
     return data_out

@@ -54,7 +54,18 @@ def test_teacher_teaches_wrong_answers_and_a_finished_run_resumes_for_free(
 
     def experiment(scorer: FakeScorer) -> dict:  # type: ignore[type-arg]
         lab = Lab(scorer, HashEmbeddings())
-        return run(data, "dev", None, None, 2, 1, 0, work, lab, out=out)
+        return run(
+            data / "dev_complete.jsonl",
+            data / "train_complete.jsonl",
+            None,
+            None,
+            2,
+            1,
+            0,
+            work,
+            lab,
+            out=out,
+        )
 
     result = experiment(FakeScorer())
     assert (result["direct"], result["before"]) == (0.0, 0.0)  # ties go to the wrong (A)

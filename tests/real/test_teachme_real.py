@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from agents.teachme.language import negate
 from memory import MemoryStream
 from mindstream.cli import app
 
@@ -45,3 +46,59 @@ def test_teach_session_then_ask_uses_the_taught_fact(tmp_path: Path, real_embedd
     print(asked.output)
     assert asked.exit_code == 0, asked.output
     assert f"considered 1: {COPPER}" in asked.output  # BM25 finds the taught fact first
+
+
+MAGNET = "What will a magnet pick up? (A) a copper coin (B) a steel paperclip"
+
+
+def test_scripted_teach_session_answers_every_message_clearly(
+    tmp_path: Path, real_embedder
+) -> None:  # type: ignore[no-untyped-def]
+    """Each message of the TeachMe issue, typed into `mindstream teach`: a clear prompt or
+    refusal for each, no traceback, no duplicate, and the taught negation moves the answer."""
+    store = str(tmp_path / "taught")
+    dialogue = [
+        "m A magnet attracts iron.",  # a fact before any question: refused, not stored
+        "q What will a magnet pick up?",  # no choices: a one-line refusal
+        f"q {MAGNET}",
+        f"m {COPPER}",  # the negation moves the answer away from copper
+        "f abc",  # not a number
+        "u 1",
+        "u 1",  # the same fact again: not stored twice
+        "f 1",  # the premise is false: its negation replaces it
+        "b",  # bad reasoning: this step is blocked
+        "l",
+        "quit",
+    ]
+    result = CliRunner().invoke(app, ["teach", "--store", store], input="\n".join(dialogue) + "\n")
+    print(result.output)
+    output = result.output
+    assert result.exit_code == 0, output
+    assert "Traceback" not in output and "invalid literal" not in output
+    assert "ask a question first" in output
+    assert "give at least two choices" in output
+    assert "abc is not a number; f N" in output
+    answers = [line for line in output.splitlines() if line.startswith("Answer:")]
+    assert answers and answers[1].startswith("Answer: a steel paperclip"), answers
+    stream = MemoryStream.open(Path(store), real_embedder)
+    records = [r for r in stream.records("user") if r.status.value == "active"]
+    stream.close()
+    texts = [r.text for r in records]
+    assert "A magnet attracts iron." not in texts
+    assert len(texts) == len(set(texts)), texts
+    proofs = _proof_blocks(output)
+    for premises in proofs:  # never a premise beside its own negation
+        normal = {p.lower().rstrip(".") for p in premises}
+        assert not any(negate(p).lower().rstrip(".") in normal for p in premises), premises
+
+
+def _proof_blocks(output: str) -> list[list[str]]:
+    blocks: list[list[str]] = []
+    for line in output.splitlines():
+        if line.startswith("Answer:"):
+            blocks.append([])
+        elif (
+            blocks and line.startswith("  ") and line.strip()[:2] in {f"{n}." for n in range(1, 9)}
+        ):
+            blocks[-1].append(line.strip()[3:].rsplit("  (", 1)[0])
+    return blocks

@@ -1,0 +1,1 @@
+"""Training the embedded model's small adapters (on train splits only)."""

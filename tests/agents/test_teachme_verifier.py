@@ -1,0 +1,126 @@
+"""The verifier path of TeachMe on scripted parts: premise gating, taught negations ruling a
+choice out, proofs never holding a premise the user refuted, the verifier memo."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.teachme import TeachableReasoner, TeachMeConfig
+from agents.teachme.language import normal_form
+from lm import LogLikelihood
+from lm.fakes import HashEmbeddings
+from lm.scoring import mean_loglik_choices
+from lm.verifier import MemoVerifier
+from memory import InMemoryStore, MemoryStream, new_memory
+
+QUESTION = "What will a magnet pick up?"
+CHOICES = ["a copper coin", "a steel paperclip"]
+
+
+class PrefersCopper:
+    """A direct answer that is wrong: the first choice is always likeliest."""
+
+    def choose_batch(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[list[float]]:
+        return mean_loglik_choices(self, requests)
+
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        return [
+            LogLikelihood(
+                total=-1.0 if "copper" in a else -2.0,
+                mean=-1.0 if "copper" in a else -2.0,
+                tokens=1,
+            )
+            for _, a in pairs
+        ]
+
+    def loglik(self, prompt: str, continuations: Sequence[str]) -> list[LogLikelihood]:
+        return self.loglik_batch([(prompt, c) for c in continuations])
+
+    def rate_batch(self, prompts: Sequence[str], low: int = 1, high: int = 10) -> list[float]:
+        return [5.0] * len(prompts)
+
+    def p_yes_batch(self, prompts: Sequence[str]) -> list[float]:
+        return [0.5] * len(prompts)
+
+
+class WordVerifier:
+    """Entailed when the premise shares a content word with the hypothesis's answer part;
+    a negative premise entails nothing. Counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def entailment_batch(self, requests: Sequence[tuple[Sequence[str], str]]) -> list[float]:
+        self.calls += len(requests)
+        out = []
+        for premises, hypothesis in requests:
+            text = " ".join(premises).lower()
+            answer = hypothesis.lower().split(":")[-1]
+            shared = {w for w in answer.split() if len(w) > 4 and w.strip(".") in text}
+            out.append(0.05 if " not " in f" {text} " or not shared else 0.9)
+        return out
+
+
+class SameEmbeddings(HashEmbeddings):
+    """Everything about magnets is close; anything else is far."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] if "magnet" in t.lower() else [0.0, 1.0] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+def _reasoner(facts: list[str], verifier: WordVerifier | None = None) -> TeachableReasoner:
+    stream = MemoryStream(InMemoryStore(), SameEmbeddings())
+    stream.add_many([new_memory(text=f, owner="user", kind="fact", importance=8.0) for f in facts])
+    config = TeachMeConfig(retrieve_k=5, gate_similarity=0.5, gate_entailment=0.5)
+    return TeachableReasoner(
+        stream, PrefersCopper(), config=config, verifier=verifier or WordVerifier()
+    )
+
+
+def test_without_facts_the_direct_answer_stands() -> None:
+    answer = _reasoner([]).answer(QUESTION, CHOICES)
+    assert answer.choice == "a copper coin" and not answer.proof.premises  # type: ignore[union-attr]
+
+
+def test_a_taught_negation_rules_its_choice_out() -> None:
+    answer = _reasoner(["A magnet does not attract copper."]).answer(QUESTION, CHOICES)
+    assert answer.ruled_out == [0]
+    assert answer.choice == "a steel paperclip"
+
+
+def test_a_gated_fact_is_the_premise_and_an_unrelated_one_is_not() -> None:
+    reasoner = _reasoner(["A magnet attracts steel paperclips.", "Copper is used in coins."])
+    answer = reasoner.answer(QUESTION, CHOICES)
+    assert answer.choice == "a steel paperclip"
+    assert answer.proof is not None and answer.proof.premises[0].text.startswith("A magnet")
+    used = {j.fact.text: j.used for j in answer.judgements}
+    assert used == {"A magnet attracts steel paperclips.": True, "Copper is used in coins.": False}
+
+
+def test_a_premise_whose_negation_is_taught_never_enters_a_proof() -> None:
+    fact = "A magnet attracts steel paperclips."
+    reasoner = _reasoner([fact, "A magnet does not attract steel paperclips."])
+    answer = reasoner.answer(QUESTION, CHOICES)
+    for proof in answer.proofs:
+        assert all(normal_form(p.text) != normal_form(fact) for p in proof.premises)
+
+
+def test_the_memo_judges_each_request_once() -> None:
+    inner = WordVerifier()
+    memo = MemoVerifier(inner)
+    requests = [(["a magnet attracts iron"], "x: iron."), (["a"], "b")]
+    assert memo.entailment_batch(requests) == memo.entailment_batch(requests + requests[:1])[:2]
+    assert inner.calls == 2
+
+
+def test_contradiction_ignores_phrasing_of_the_negation() -> None:
+    from agents.teachme.language import contradicts
+
+    assert contradicts("A magnet attracts copper.", "A magnet does not attract copper.")
+    assert contradicts("A magnet attracts copper.", "It is not true that a magnet attracts copper.")
+    assert contradicts("A magnet cannot attract copper.", "A magnet can attract copper.")
+    assert not contradicts("A magnet attracts iron.", "A magnet does not attract copper.")
+    assert not contradicts("A magnet attracts iron.", "A magnet attracts iron.")

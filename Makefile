@@ -67,6 +67,7 @@ bench: $(STAMP)
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_sim.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_served.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_service.py
+	MINDSTREAM_THREADS=2 $(PY) bench/bench_teachme.py
 
 clean-cache:
 	rm -rf $${MINDSTREAM_CACHE_DIR:-$$HOME/.cache/mindstream}

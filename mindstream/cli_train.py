@@ -35,6 +35,9 @@ def verifier(
     limit: Annotated[
         int | None, typer.Option(help="OpenBookQA train questions used (a quick trial)")
     ] = None,
+    curve_questions: Annotated[
+        int, typer.Option(help="held-out questions scored at each curve point")
+    ] = 200,
 ) -> None:
     """Fine-tune the entailment verifier (LoRA on SmolLM2-135M) and print its curve.
 
@@ -43,4 +46,6 @@ def verifier(
     """
     from mindstream.training.run import run_training
 
-    run_training(openbookqa, entailmentbank, out, epochs, top_layers, threads, limit)
+    run_training(
+        openbookqa, entailmentbank, out, epochs, top_layers, threads, limit, curve_questions
+    )

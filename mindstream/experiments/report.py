@@ -15,6 +15,7 @@ ORDER = [
     "self_refine",
     "reflection",
     "teachme_retrieval",
+    "teachme_scoring_train_complete",
     "teachme_scoring",
     "teachme",
     "teachme_contrast",

@@ -72,7 +72,8 @@ def run(
         "grid": {f"{s} {e}": a for (s, e), a in grid.items()},
         "seconds": round(time.perf_counter() - started, 1),
     }
-    write_section("teachme_scoring", _markdown(result, data, offset), result, out)
+    section = "teachme_scoring" if data.stem.startswith("dev") else f"teachme_scoring_{data.stem}"
+    write_section(section, _markdown(result, data, offset), result, out)
     return result
 
 

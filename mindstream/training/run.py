@@ -33,13 +33,16 @@ def run_training(
     top_layers: int,
     threads: int,
     limit: int | None,
+    curve_questions: int = 200,
 ) -> TrainingReport:
     import random
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    settings = VerifierTraining(epochs=epochs, top_layers=top_layers)
+    settings = VerifierTraining(
+        epochs=epochs, top_layers=top_layers, curve_questions=curve_questions
+    )
     train_file = openbookqa / "train_complete.jsonl" if openbookqa.is_dir() else openbookqa
     if "dev" in train_file.name:
         raise DataError(f"{train_file}: the verifier never trains on dev")

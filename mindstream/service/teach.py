@@ -46,6 +46,8 @@ class AnswerOut(BaseModel):
     mode: str
     hypothesis: str | None
     premises: list[PremiseOut]
+    verifier: float | None = Field(None, description="the verifier's P(premises entail it)")
+    ruled_out: list[str] = Field(default_factory=list, description="excluded by a taught 'not'")
 
 
 def answer_out(answer: Answer) -> AnswerOut:
@@ -61,6 +63,8 @@ def answer_out(answer: Answer) -> AnswerOut:
             PremiseOut(number=n, text=p.text, taught=p.memory_id is not None)
             for n, p in enumerate(premises, start=1)
         ],
+        verifier=proof.entailment if proof else None,
+        ruled_out=[answer.choices[i] for i in answer.ruled_out],
     )
 
 

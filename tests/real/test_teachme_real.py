@@ -78,8 +78,10 @@ def test_scripted_teach_session_answers_every_message_clearly(
     assert "ask a question first" in output
     assert "give at least two choices" in output
     assert "abc is not a number; f N" in output
-    answers = [line for line in output.splitlines() if line.startswith("Answer:")]
-    assert answers and answers[1].startswith("Answer: a steel paperclip"), answers
+    lines = [line.removeprefix("> ") for line in output.splitlines()]
+    answers = [line for line in lines if line.startswith("Answer:")]
+    assert answers[1].startswith("Answer: a steel paperclip"), answers  # after the negation
+    assert "ruled out by what you taught: a copper coin" in output
     stream = MemoryStream.open(Path(store), real_embedder)
     records = [r for r in stream.records("user") if r.status.value == "active"]
     stream.close()
@@ -95,6 +97,7 @@ def test_scripted_teach_session_answers_every_message_clearly(
 def _proof_blocks(output: str) -> list[list[str]]:
     blocks: list[list[str]] = []
     for line in output.splitlines():
+        line = line.removeprefix("> ")
         if line.startswith("Answer:"):
             blocks.append([])
         elif (

@@ -28,7 +28,9 @@ function drawAnswer(answer) {
     el("h3", {}, answer.question),
     el("p", {}, "Answer: ", el("strong", { id: "choice" }, answer.choice ?? "(no answer)"), el("span", { class: "badge" }, answer.mode)),
     answer.premises.length ? el("div", {}, el("div", { class: "muted" }, "Because:"), premises) : el("p", { class: "muted" }, "No premises: answered directly."),
-    answer.hypothesis ? el("p", {}, "Therefore: ", el("em", {}, answer.hypothesis)) : null,
+    answer.hypothesis ? el("p", {}, "Therefore: ", el("em", {}, answer.hypothesis),
+      answer.verifier == null ? null : el("span", { class: "muted" }, ` (verifier ${answer.verifier.toFixed(2)})`)) : null,
+    answer.ruled_out.length ? el("p", { class: "muted", id: "ruled-out" }, "Ruled out by what you taught: " + answer.ruled_out.join(", ")) : null,
     el("form", { class: "row", onsubmit: (e) => { e.preventDefault(); call("/api/teach/move", { action: "add_fact", text: fact.value }); } },
       fact, el("button", { type: "submit" }, "Add fact")),
     el("button", { id: "agree", onclick: () => call("/api/teach/move", { action: "agree" }) }, "I agree"));

@@ -41,9 +41,13 @@ def judge_facts(
     hypotheses: Sequence[str],
     facts: Sequence[MemoryRecord],
     config: TeachMeConfig,
+    choices: Sequence[str] = (),
 ) -> list[FactJudgement]:
     """One verifier batch: every fact against every hypothesis, and the positive form of each
-    relevant negative fact against every hypothesis."""
+    relevant negative fact against every hypothesis. A negative fact rules out the one choice
+    it names ("Fish do not breathe with lungs." names "lungs"); naming none or several, the
+    choice its positive form entails most (the verifier alone reads "Ice is a liquid" as
+    support for "water", so naming comes first)."""
     if not facts:
         return []
     similarity = _similarities(embedder, question, [f.text for f in facts])
@@ -54,12 +58,11 @@ def judge_facts(
     judged = verifier.entailment_batch(requests)
     width = len(hypotheses)
     positive = {n: judged[(len(facts) + k) * width :][:width] for k, n in enumerate(negatives)}
+    vetoes = _vetoes(facts, choices, positive, similarity, config)
     out = []
     for n, fact in enumerate(facts):
         entailment = judged[n * width : (n + 1) * width]
-        ruled_out = None
-        if n in positive and max(positive[n]) >= config.veto_entailment:
-            ruled_out = int(np.argmax(positive[n]))
+        ruled_out = vetoes.get(n)
         out.append(
             FactJudgement(
                 fact=fact,
@@ -70,6 +73,85 @@ def judge_facts(
             )
         )
     return out
+
+
+def _vetoes(
+    facts: Sequence[MemoryRecord],
+    choices: Sequence[str],
+    positive: dict[int, list[float]],
+    similarity: list[float],
+    config: TeachMeConfig,
+) -> dict[int, int]:
+    """Fact index -> the choice it rules out. Named choices first; only when no negative
+    fact names a choice may the closest one rule out what its positive form entails most (so
+    a loosely related "A foam cup does not conduct heat well." cannot veto "a campfire")."""
+    named = {n: named_choice(facts[n].text, choices) for n in positive}
+    vetoes = {n: i for n, i in named.items() if i is not None}
+    if vetoes or not positive:
+        return vetoes
+    closest = max(positive, key=lambda n: similarity[n])
+    if max(positive[closest]) >= config.veto_entailment:
+        vetoes[closest] = int(np.argmax(positive[closest]))
+    return vetoes
+
+
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "do",
+        "does",
+        "did",
+        "not",
+        "no",
+        "can",
+        "cannot",
+        "will",
+        "would",
+        "should",
+        "has",
+        "have",
+        "had",
+        "their",
+        "there",
+    ]
+)
+
+
+def named_choice(fact: str, choices: Sequence[str]) -> int | None:
+    """The one choice whose content words the fact mentions (crudely stemmed), if one."""
+    words = _content_words(fact)
+    named = [i for i, choice in enumerate(choices) if _content_words(choice) & words]
+    return named[0] if len(named) == 1 else None
+
+
+def _content_words(text: str) -> set[str]:
+    tokens = (t.strip(".,;:!?'\"()").lower() for t in text.split())
+    return {t.rstrip("s") for t in tokens if len(t) > 2 and t not in _FUNCTION_WORDS}
 
 
 def _similarities(embedder: Embeddings, question: str, texts: list[str]) -> list[float]:

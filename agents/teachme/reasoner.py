@@ -140,7 +140,7 @@ class TeachableReasoner:
         assert self.verifier is not None
         query = " ".join([question, *options])
         judgements = judge_facts(
-            self.verifier, self.stream.embedder, query, hypotheses, facts, self.config
+            self.verifier, self.stream.embedder, query, hypotheses, facts, self.config, options
         )
         ruled_out = sorted({j.contradicted for j in judgements if j.contradicted is not None})
         direct = self._score(question, options, hypotheses, [([], None)])

@@ -96,7 +96,13 @@ def _measure(lab: Lab, reasoner: Any, q: Question) -> dict[str, Any]:
     facts = reasoner.retrieve_facts(q.stem, q.choices)
     open_gate = TeachMeConfig(gate_similarity=-1.0, gate_entailment=0.0)
     judged = judge_facts(
-        lab.verifier, lab.embedder, " ".join([q.stem, *q.choices]), hypotheses, facts, open_gate
+        lab.verifier,
+        lab.embedder,
+        " ".join([q.stem, *q.choices]),
+        hypotheses,
+        facts,
+        open_gate,
+        q.choices,
     )
     return {
         "answer": q.answer_index,

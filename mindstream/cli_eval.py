@@ -136,6 +136,10 @@ def teachme(
     ),
     out: OutOption = None,
     docs: DocsOption = False,
+    upper_bound: Annotated[
+        bool,
+        typer.Option(help="Also answer with every train fact in memory (the longest step)."),
+    ] = True,
 ) -> None:
     """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
     from mindstream.experiments.teachme import Lab, run
@@ -152,8 +156,9 @@ def teachme(
         work,
         lab,
         _destination(out, docs, "teachme"),
+        upper_bound,
     )
-    console.print({k: result[k] for k in ("direct", "before", "after", "upper_bound")})
+    console.print({k: result.get(k) for k in ("direct", "before", "after", "upper_bound")})
 
 
 @app.command("teachme-scoring")

@@ -19,6 +19,7 @@ ORDER = [
     "teachme_scoring",
     "teachme",
     "teachme_contrast",
+    "teachme_contrast_contrast_pairs_fresh",
 ]
 
 

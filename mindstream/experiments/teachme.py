@@ -138,12 +138,14 @@ def run(
     if state and "seconds" not in state:
         state["untimed_start"] = True  # resumed from a run killed before it recorded its time
     work.mkdir(parents=True, exist_ok=True)
+    timed = float(state.get("seconds", 0))
 
     def save() -> None:
+        """Progress and the time spent so far, so a killed run keeps both."""
+        state["seconds"] = round(timed + time.perf_counter() - started, 1)
         state_path.write_text(json.dumps(state, indent=1))
 
     state["model"] = model
-    unchanged = json.dumps(state, sort_keys=True)
     curve_questions = hidden[:curve_limit]
     with Progress() as progress:
         if "direct" not in state:
@@ -191,9 +193,7 @@ def run(
             state["upper_bound_facts"] = len(every)
             progress.advance(task)
             save()
-    if json.dumps(state, sort_keys=True) != unchanged:  # a rerun that only reports adds no time
-        state["seconds"] = round(state.get("seconds", 0) + time.perf_counter() - started, 1)
-    save()
+    state.setdefault("seconds", timed)
     command = (
         f"mindstream eval teachme --data {data} --train {train_file} --train-limit {train_limit} "
         f"--curve-limit {curve_limit} --orderings {orderings} --seed {seed}"

@@ -95,5 +95,6 @@ Each question has a choice Y that a negative fact "X does not Y" rules out
 
 {table(["negative fact", "Y", *(labels[m] for m in memories)], per_pair)}
 """
-    write_section("teachme_contrast", markdown, result, out)
+    section = "teachme_contrast" if data == PAIRS else f"teachme_contrast_{data.stem}"
+    write_section(section, markdown, result, out)
     return result

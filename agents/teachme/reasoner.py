@@ -1,11 +1,12 @@
 """TeachMe (Dalvi Mishra, Tafjord, Clark 2022): answer with a proof built from beliefs, where
 user-taught facts in memory are the forced first premise of candidate proofs.
 
-Adapted to a small model: every step is scoring, not writing. A proof's support is the scorer's
-score of the answer with the proof's premises before the question (a local model's mean
-log-likelihood, a served model's log-probability of picking it); the unforced proof
-has no premises (or one model-written premise, verified with p_yes, when asked). The model
-stays frozen; only the memory changes.
+Adapted to a small model: every step is scoring, not writing. With a verifier (the default), a
+proof is a gated taught fact and a choice's hypothesis, scored by the verifier's P(entailed);
+without a gated fact the direct answer stands, and a taught negation rules its choice out
+(`judging`). Without one, a proof's support is the scorer's score of the answer with the
+proof's premises before the question. The model and the verifier stay frozen; only the
+memory changes.
 """
 
 from __future__ import annotations
@@ -157,9 +158,9 @@ class TeachableReasoner:
             if j.used
             for i, p in enumerate(j.entailment)
         ]
-        proofs = self._allowed(proofs)
+        proofs, unblocked = self._allowed(proofs), self._allowed(direct) or direct
         allowed = [p for p in proofs if p.choice_index not in ruled_out]
-        fallback = [p for p in direct if p.choice_index not in ruled_out] or direct
+        fallback = [p for p in unblocked if p.choice_index not in ruled_out] or unblocked
         best = max(allowed or fallback, key=lambda p: p.score)
         return Answer(
             question=question,

@@ -124,3 +124,11 @@ def test_contradiction_ignores_phrasing_of_the_negation() -> None:
     assert contradicts("A magnet cannot attract copper.", "A magnet can attract copper.")
     assert not contradicts("A magnet attracts iron.", "A magnet does not attract copper.")
     assert not contradicts("A magnet attracts iron.", "A magnet attracts iron.")
+
+
+def test_bad_reasoning_blocks_a_direct_answer_too() -> None:
+    from agents.teachme import TeachMeSession
+
+    session = TeachMeSession(_reasoner([]))
+    assert session.ask(QUESTION, CHOICES).choice == "a copper coin"
+    assert session.bad_reasoning().choice == "a steel paperclip"

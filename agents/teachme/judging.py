@@ -45,9 +45,9 @@ def judge_facts(
 ) -> list[FactJudgement]:
     """One verifier batch: every fact against every hypothesis, and the positive form of each
     relevant negative fact against every hypothesis. A negative fact rules out the one choice
-    it names ("Fish do not breathe with lungs." names "lungs"); naming none or several, the
-    choice its positive form entails most (the verifier alone reads "Ice is a liquid" as
-    support for "water", so naming comes first)."""
+    it names ("Fish do not breathe with lungs." names "lungs"); when no negative fact names
+    one, the closest rules out the choice its positive form entails most (the verifier alone
+    reads "Ice is a liquid" as support for "water", so naming comes first)."""
     if not facts:
         return []
     similarity = _similarities(embedder, question, [f.text for f in facts])

@@ -27,7 +27,15 @@ def test_sim_run_serve_shows_the_run_live(tmp_path: Path) -> None:
     env = {**os.environ, "MINDSTREAM_THREADS": "1", "COLUMNS": "200"}
     log = tmp_path / "sim.log"
     with log.open("w") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        # Ctrl-C as in a terminal, even when this test runs as a background job of a
+        # non-interactive shell (which starts it, and so the child, with SIGINT ignored).
+        process = subprocess.Popen(
+            command,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env=env,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
     try:
         url = _wait_for(log, r"live view: (\S+)", process)
         assert url == f"http://127.0.0.1:{port}/runs/live-run"

@@ -15,6 +15,9 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 ScorerPath = Literal["auto", "local", "systemone", "logprobs", "generate"]
 
+# The TeachMe verifier adapter shipped with the package (`mindstream train verifier`).
+VERIFIER_ADAPTER_DIR = Path(__file__).parent / "adapters" / "verifier"
+
 
 def _default_cache_dir() -> Path:
     return Path(os.environ.get("MINDSTREAM_CACHE_DIR", Path.home() / ".cache" / "mindstream"))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from langchain_core.prompts import PromptTemplate
 
+from lm.config import VERIFIER_ADAPTER_DIR
 from lm.loading import guard_real_model_load
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
     from lm.scoring import Scorer
 
-ADAPTER_DIR = Path(__file__).parent / "adapters" / "verifier"
+ADAPTER_DIR = VERIFIER_ADAPTER_DIR
 NO_PREMISES = "(none)"
 
 # One template for training and inference; a premise-free request asks about the claim alone.

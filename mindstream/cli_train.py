@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from lm.config import VERIFIER_ADAPTER_DIR
 from mindstream.cli_support import clean_errors
 
 app = typer.Typer(
@@ -24,9 +25,9 @@ def verifier(
     entailmentbank: Annotated[
         Path, typer.Option(help="EntailmentBank train.angles.jsonl (task_2 has distractors)")
     ] = SHARED / "entailmentbank" / "task_2" / "train.angles.jsonl",
-    out: Annotated[Path, typer.Option(help="where the adapter goes")] = Path(
-        "lm/adapters/verifier"
-    ),
+    out: Annotated[
+        Path, typer.Option(help="where the adapter goes (default: the one TeachMe loads)")
+    ] = VERIFIER_ADAPTER_DIR,
     epochs: Annotated[
         float, typer.Option(help="passes over the examples (may be fractional)")
     ] = 1.0,

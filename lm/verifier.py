@@ -115,8 +115,7 @@ class AdapterVerifier:
         prompts = [verify_prompt(p, h) for p, h in requests]
         order = sorted(range(len(prompts)), key=lambda n: len(prompts[n]))  # less padding
         out = [0.0] * len(prompts)
-        autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16")
-        with torch.inference_mode(), autocast:
+        with torch.inference_mode(), autocast(self.precision):
             for start in range(0, len(order), self.batch_size):
                 rows = order[start : start + self.batch_size]
                 batch = tokenize(self.tokenizer, [prompts[n] for n in rows])
@@ -139,6 +138,13 @@ def tokenize(tokenizer: object, prompts: Sequence[str]) -> dict[str, torch.Tenso
     return tokenizer(  # type: ignore[operator]
         list(prompts), return_tensors="pt", padding=True, padding_side="right"
     )
+
+
+def autocast(precision: str) -> torch.autocast:
+    """bfloat16 autocast on the CPU when `precision` says so (training and inference agree)."""
+    import torch
+
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bfloat16")
 
 
 def entailment_logits(

@@ -158,7 +158,9 @@ class TeachableReasoner:
             if j.used
             for i, p in enumerate(j.entailment)
         ]
-        proofs, unblocked = self._allowed(proofs), self._allowed(direct) or direct
+        kept = self._allowed([*proofs, *direct])  # one read of what was taught and blocked
+        proofs = [p for p in kept if p.premises]
+        unblocked = [p for p in kept if not p.premises] or direct
         allowed = [p for p in proofs if p.choice_index not in ruled_out]
         fallback = [p for p in unblocked if p.choice_index not in ruled_out] or unblocked
         best = max(allowed or fallback, key=lambda p: p.score)

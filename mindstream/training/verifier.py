@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.teachme.language import rule_hypothesis
-from lm.verifier import entailment_logits, tokenize, verify_prompt, yes_no_ids
+from lm.verifier import autocast, entailment_logits, tokenize, verify_prompt, yes_no_ids
 from mindstream.experiments.openbookqa import Question
 from mindstream.training.verifier_data import Example
 
@@ -147,16 +147,10 @@ def _forward_backward(
 ) -> None:
     import torch
 
-    with _autocast(precision):
+    with autocast(precision):
         z = entailment_logits(model, batch, yes_no)
     torch.nn.functional.softplus(-z.float()).mean().backward()
     model.zero_grad()
-
-
-def _autocast(precision: str) -> torch.autocast:
-    import torch
-
-    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bfloat16")
 
 
 def _loss(
@@ -170,7 +164,7 @@ def _loss(
     import torch.nn.functional as F
 
     inputs = tokenize(tokenizer, [verify_prompt(e.premises, e.hypothesis) for e in batch])
-    with _autocast(precision):
+    with autocast(precision):
         z = entailment_logits(model, inputs, yes_no).float()
     labels = torch.tensor([float(e.entailed) for e in batch])
     loss = F.binary_cross_entropy_with_logits(z, labels)
@@ -200,7 +194,7 @@ def heldout_accuracy(
         return float("nan")
     model.eval()
     right = 0
-    with torch.inference_mode(), _autocast(precision):
+    with torch.inference_mode(), autocast(precision):
         for start in range(0, len(questions), 8):
             chunk = questions[start : start + 8]
             prompts = [

@@ -12,24 +12,23 @@ cancels the factor decay^(now - ref), so a query needs no exponential over all m
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from memory.certified import Prior, certified_top_k
 from memory.errors import EmbeddingShapeError
 from memory.quantized import (
     Int8Codes,
     Scratch,
-    best_time,
-    faster,
+    fastest,
     simsimd_available,
     thread_choices,
 )
 from memory.ranking import bounds as _bounds
 from memory.ranking import minmax
-from memory.ranking import within as _within
 
 Column = Sequence[float] | Sequence[int] | np.ndarray
 # Growing copies every row, so capacity grows geometrically (amortised O(1) appends) and
@@ -44,8 +43,6 @@ HALF_SCAN_ERROR = 2e-3  # growth is float32 (max 3e38): rebase long before it ov
 # "auto" measures the int8 pass against the float32 one from this size on, again at each
 # doubling; below it a float32 pass takes well under a millisecond anyway.
 AUTO_MIN_ROWS = 20_000
-# Float32 rounding in the approximate ranking (relative to the sum of the weights).
-_RANKING_ROUNDING = 1e-5
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,10 @@ class OwnerIndex:
         self.codes: Int8Codes | None = Int8Codes(dimension, 0) if quantized else None
         self._codes_chosen: bool = precision == "int8"
         self._measured_at = 0
-        self._scratch = Scratch()
+        self.scratch = Scratch()
+        self.prior = Prior()
+        self.version = 0  # bumped when every growth value changes (a rebase)
+        self._growth_bounds: tuple[float, float] | None = None
         self.size = 0
         self.ids: list[str] = []
         self.row_of: dict[str, int] = {}
@@ -147,6 +147,7 @@ class OwnerIndex:
         self.growth[start:end] = self._growth(last)
         if not self._rebase_if_needed(float(last.max()) if count else self.ref_hours, end):
             self.growth32[start:end] = self.growth[start:end]
+            self._widen_growth_bounds(self.growth[start:end])
         self.created[start:end] = created_hours
         self.kind[start:end] = kinds
         self.status[start:end] = statuses
@@ -162,9 +163,30 @@ class OwnerIndex:
     def touch(self, rows: np.ndarray, now_hours: float) -> None:
         """Set last access of `rows` to now (what every retrieval does to its results)."""
         self.last_access[rows] = now_hours
+        previous = self.growth[rows]
         self.growth[rows] = self._growth(np.full(len(rows), now_hours))
         if not self._rebase_if_needed(now_hours):
             self.growth32[rows] = self.growth[rows]
+            if self._growth_bounds is not None and previous.size:
+                if previous.min() <= self._growth_bounds[0]:
+                    self._growth_bounds = None  # the lowest row may have moved up
+                self._widen_growth_bounds(self.growth[rows])
+        self.prior.touched(self, rows)
+
+    def _widen_growth_bounds(self, values: np.ndarray) -> None:
+        if self._growth_bounds is not None and values.size:
+            low, high = self._growth_bounds
+            self._growth_bounds = (min(low, float(values.min())), max(high, float(values.max())))
+
+    def growth_bounds(self) -> tuple[float, float]:
+        """Low end and span of every row's growth: kept up to date by appends and touches
+        rather than re-read (8 MB at a million rows) by every query."""
+        if self._growth_bounds is None:
+            growth = self.growth[: self.size]
+            self._growth_bounds = (
+                (float(growth.min()), float(growth.max())) if self.size else (0.0, 0.0)
+            )
+        return _bounds(np.array(self._growth_bounds))
 
     def _rebase_if_needed(self, latest_hours: float, rows: int | None = None) -> bool:
         """Move the reference time forward long before growth values could overflow, for the
@@ -174,6 +196,8 @@ class OwnerIndex:
         if -self.log_decay * (latest_hours - self.ref_hours) <= np.log(_REBASE_LIMIT):
             return False
         self.ref_hours = latest_hours
+        self.version += 1
+        self._growth_bounds = None
         end = self.size if rows is None else rows
         self.growth[:end] = self._growth(self.last_access[:end])
         self.growth32[:end] = self.growth[:end]
@@ -214,20 +238,20 @@ class OwnerIndex:
         """Exact top-k by embedding relevance, whatever the storage precision.
 
         A float16 or int8 first pass has a certified per-row error eps; rows that could still
-        reach the top k are re-scored from float32 rows (`_certified`).
+        reach the top k are re-scored from float32 rows (`certified_top_k`).
         """
         if not weights[2]:
             return self.score(self.relevance(query, rows), weights, k, rows)
         if self._int8_pays(query, weights, k, rows):
             assert self.codes is not None
             approx, eps = self.codes.scan(query, self.size)
-            return self._certified(
-                query, approx if rows is None else approx[rows], eps, weights, k, rows
+            return certified_top_k(
+                self, query, approx if rows is None else approx[rows], eps, weights, k, rows
             )
         relevance = self.relevance(query, rows)
         if self.dtype != np.float16:
             return self.score(relevance, weights, k, rows)
-        return self._certified(query, relevance, HALF_SCAN_ERROR, weights, k, rows)
+        return certified_top_k(self, query, relevance, HALF_SCAN_ERROR, weights, k, rows)
 
     def _int8_pays(
         self,
@@ -244,79 +268,26 @@ class OwnerIndex:
         if self.size >= max(AUTO_MIN_ROWS, 2 * self._measured_at):
             self._measured_at = self.size
 
-            def int8_pass() -> Scored:
-                return self._certified(query, *codes.scan(query, self.size), weights, k, None)
+            def int8_pass(threads: int) -> Callable[[], Scored]:
+                def run() -> Scored:
+                    codes.threads = threads
+                    return certified_top_k(
+                        self, query, *codes.scan(query, self.size), weights, k, None
+                    )
 
-            timings = {}
-            for threads in thread_choices():
-                codes.threads = threads
-                timings[threads] = best_time(int8_pass)
-            codes.threads = min(timings, key=timings.__getitem__)
+                return run
+
+            calls: dict[str, Callable[[], object]] = {
+                str(threads): int8_pass(threads) for threads in thread_choices()
+            }
             if self.precision == "auto":
-                self._codes_chosen = faster(
-                    int8_pass, lambda: self.score(self.relevance(query), weights, k)
-                )
+                calls["float32"] = lambda: self.score(self.relevance(query), weights, k)
+            choice = fastest(calls)
+            self._codes_chosen = choice != "float32"
+            codes.threads = int(choice) if self._codes_chosen else codes.threads
         return self._codes_chosen and (self.precision == "int8" or self.size >= AUTO_MIN_ROWS)
 
-    def _certified(
-        self,
-        query: np.ndarray,
-        approx: np.ndarray,
-        eps: float,
-        weights: tuple[float, float, float],
-        k: int,
-        rows: np.ndarray | None,
-    ) -> Scored:
-        """Top-k from relevance known to within eps per row, re-scoring only rows that could
-        still reach it.
-
-        The true extremes lie within 2·eps of the approximate ones, so those rows give the
-        exact min-max; then each row's normalised score is off by at most
-        delta = w_rel·eps/span, and a row below the approximate k-th minus 2·delta cannot win.
-        """
-        if approx.size == 0:
-            return self.score(approx, weights, k, rows)
-        low, high = float(approx.min()), float(approx.max())
-        extremes = np.concatenate(
-            [np.flatnonzero(approx <= low + 2 * eps), np.flatnonzero(approx >= high - 2 * eps)]
-        )
-        exact_extremes = self._exact_relevance(query, rows, extremes)
-        _, r_span = _bounds(exact_extremes)
-        if r_span <= 2 * eps:  # relevance (nearly) flat: re-score everything exactly
-            return self.score(self._exact_relevance(query, rows, None), weights, k, rows)
-        ranking, rounding = self._approximate_ranking(approx, weights, rows, r_span)
-        delta = weights[2] * eps / r_span + rounding
-        candidates = _within(ranking, min(k, ranking.size), 2 * delta)
-        exact = self._exact_relevance(query, rows, candidates)
-        return self._score_subset(candidates, exact, exact_extremes, weights, k, rows)
-
-    def _approximate_ranking(
-        self,
-        approx: np.ndarray,
-        weights: tuple[float, float, float],
-        rows: np.ndarray | None,
-        r_span: float,
-    ) -> tuple[np.ndarray, float]:
-        """Score minus a constant, in float32 in preallocated buffers (no page faults), and
-        the most its float32 rounding can move a row beyond what eps already covers."""
-        growth = self.growth32[: self.size] if rows is None else self.growth32[rows]
-        importance = self._importance_norm() if rows is None else minmax(self.importance[rows])
-        ranking, term = self._scratch.buffer(2, approx.size)
-        np.multiply(approx, np.float32(weights[2] / r_span), out=ranking)
-        g_low, g_span = _bounds(growth)
-        rounding = _RANKING_ROUNDING * sum(map(abs, weights))
-        if weights[0] and g_span:
-            np.subtract(growth, np.float32(g_low), out=term)
-            term *= np.float32(weights[0] / g_span)
-            ranking += term
-            # growth32 holds growth to 6e-8 relative; centred, that is this much of w_rec.
-            rounding += 2.4e-7 * abs(weights[0]) * (abs(g_low) + g_span) / g_span
-        if weights[1]:
-            np.multiply(importance, np.float32(weights[1]), out=term)
-            ranking += term
-        return ranking, rounding
-
-    def _exact_relevance(
+    def exact_relevance(
         self, query: np.ndarray, rows: np.ndarray | None, subset: np.ndarray | None
     ) -> np.ndarray:
         picked = rows if subset is None else (subset if rows is None else rows[subset])
@@ -324,7 +295,7 @@ class OwnerIndex:
         matrix = source[: self.size] if picked is None else source[picked]
         return np.asarray(matrix @ query.astype(np.float32), dtype=np.float32)
 
-    def _score_subset(
+    def score_subset(
         self,
         subset: np.ndarray,
         relevance: np.ndarray,
@@ -335,8 +306,8 @@ class OwnerIndex:
     ) -> Scored:
         """Score candidates (positions among `rows`) with exact relevance bounds."""
         growth = self.growth[: self.size] if rows is None else self.growth[rows]
-        importance_norm = self._importance_norm() if rows is None else minmax(self.importance[rows])
-        g_low, g_span = _bounds(growth)
+        importance_norm = self.importance_norm() if rows is None else minmax(self.importance[rows])
+        g_low, g_span = self.growth_bounds() if rows is None else _bounds(growth)
         r_low, r_span = _bounds(extremes)
         rec = (growth[subset] - g_low) / g_span if g_span else np.full(subset.size, 0.5, np.float32)
         rel = (relevance - r_low) / r_span if r_span else np.full(subset.size, 0.5, np.float32)
@@ -355,9 +326,9 @@ class OwnerIndex:
         otherwise lose the differences to float32 rounding.
         """
         growth = self.growth[: self.size] if rows is None else self.growth[rows]
-        importance_norm = self._importance_norm() if rows is None else minmax(self.importance[rows])
+        importance_norm = self.importance_norm() if rows is None else minmax(self.importance[rows])
         w_rec, w_imp, w_rel = weights
-        g_low, g_span = _bounds(growth)
+        g_low, g_span = self.growth_bounds() if rows is None else _bounds(growth)
         r_low, r_span = _bounds(relevance)
         ranking = np.subtract(relevance, np.float32(r_low), dtype=np.float32)
         ranking *= np.float32(w_rel / r_span if r_span else 0.0)
@@ -392,9 +363,9 @@ class OwnerIndex:
         n = ranking.size
         top = np.argpartition(ranking, n - k)[n - k :] if k < n else np.arange(n)
         extremes = np.array([relevance.min(), relevance.max()], dtype=np.float32)
-        return self._score_subset(top, relevance[top], extremes, weights, k, rows)
+        return self.score_subset(top, relevance[top], extremes, weights, k, rows)
 
-    def _importance_norm(self) -> np.ndarray:
+    def importance_norm(self) -> np.ndarray:
         if self._importance_cache is None:
             self._importance_cache = minmax(self.importance[: self.size])
         return self._importance_cache

@@ -119,20 +119,19 @@ class Int8Codes:
         return approx, eps
 
 
-def best_time(call: Callable[[], object], repeats: int = 3) -> float:
-    """Seconds of the fastest of a few runs, after one warm-up run."""
-    call()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+def fastest(calls: dict[str, Callable[[], object]], rounds: int = 5) -> str:
+    """The key of the call that ran fastest on this machine now: one warm-up each, then
+    rounds that take turns, so a burst of load elsewhere slows every choice rather than
+    deciding between them."""
+    best = dict.fromkeys(calls, float("inf"))
+    for call in calls.values():
         call()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def faster(first: Callable[[], object], second: Callable[[], object]) -> bool:
-    """Whether `first` beats `second` on this machine now."""
-    return best_time(first) < best_time(second)
+    for _ in range(rounds):
+        for key, call in calls.items():
+            start = time.perf_counter()
+            call()
+            best[key] = min(best[key], time.perf_counter() - start)
+    return min(best, key=best.__getitem__)
 
 
 def thread_choices() -> list[int]:

@@ -247,3 +247,35 @@ def test_concurrent_searches_of_one_index_do_not_share_buffers() -> None:
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda q: index.search(q, weights, 10).rows.tolist(), queries))
     assert together == alone
+
+
+@pytest.mark.parametrize("step_hours", [1e-4, 0.5])
+def test_cached_prior_and_growth_bounds_stay_exact_as_time_moves(step_hours: float) -> None:
+    """Recency and importance are cached between queries and only re-derived for touched
+    rows; a clock that moves a little reuses the stale prior (its drift widens the margin),
+    one that moves a lot rebuilds it. Touching the oldest memory moves the growth minimum.
+    Every answer equals the reference formula's."""
+    rng = np.random.default_rng(21)
+    n, decay, weights = 6000, 0.99, (0.5, 2.0, 3.0)
+    E = rng.standard_normal((n, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    imp = rng.integers(1, 11, n).astype(np.float32)
+    last = rng.uniform(0, 720, n)
+    index = OwnerIndex(384, decay, "int8")
+    index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    now = 720.0
+    for step in range(25):
+        q = rng.standard_normal(384).astype(np.float32)
+        q /= np.linalg.norm(q)
+        expected_rows, expected_scores = _reference(E, last, imp, q, now, weights, decay)
+        top = index.search(q, weights, 10)
+        assert top.rows.tolist() == expected_rows.tolist()
+        assert np.allclose(top.score, expected_scores, atol=1e-5)
+        touched = np.append(top.rows, np.argmin(last)) if step % 5 == 0 else top.rows
+        index.touch(touched, now)
+        last[touched] = now
+        now += step_hours
+    if step_hours < 0.01:
+        assert index.prior.builds <= 2  # reused (the first touch moves the newest row to now)
+    else:
+        assert index.prior.builds >= 20

@@ -1,0 +1,163 @@
+"""Exact top-k from a first pass whose relevance is known only to within eps per row.
+
+At a million memories the int8 scan reads 384 MB and everything after it must stay far below
+that: the query-independent part of the score (recency and importance) is cached between
+queries (`Prior`), the growth bounds are kept up to date instead of re-read, and the rest is a
+few passes over cache-resident float32 arrays.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memory.ranking import bounds, minmax, within
+
+if TYPE_CHECKING:
+    from memory.index import OwnerIndex, Scored
+
+# Float32 rounding in the approximate ranking (relative to the sum of the weights).
+RANKING_ROUNDING = 1e-5
+# A cached prior is rebuilt once the recency span has moved this much (relative): staleness
+# is paid for in the margin, so a small one only widens it a little.
+_PRIOR_DRIFT_LIMIT = 1e-4
+
+
+class Prior:
+    """w_rec·recency + w_imp·importance of every row, min-max normalised, in float32.
+
+    Built with the growth bounds of its time; the span changes a little with every retrieval
+    (touched rows become the most recent), which shifts rows by at most
+    w_rec·|span/span_built − 1| relative to each other, so a slightly stale prior stays usable
+    with that much more margin. Appends and rebases rebuild it; touches update their rows.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._array: np.ndarray | None = None
+        self._key: tuple[float, float, int, int] | None = None
+        self._g_low = 0.0
+        self._g_span = 0.0
+        self._weights = (0.0, 0.0)
+        self.builds = 0
+
+    def get(self, index: OwnerIndex, w_rec: float, w_imp: float) -> tuple[np.ndarray, float]:
+        """The prior and how far, at most, staleness moves one row against another."""
+        g_low, g_span = index.growth_bounds()
+        with self._lock:
+            key = (w_rec, w_imp, index.size, index.version)
+            drift = self._drift(w_rec, g_span)
+            if self._array is None or self._key != key or drift > abs(w_rec) * _PRIOR_DRIFT_LIMIT:
+                self._build(index, w_rec, w_imp, g_low, g_span)
+                self._key, drift = key, 0.0
+            assert self._array is not None
+            return self._array, drift
+
+    def _drift(self, w_rec: float, g_span: float) -> float:
+        if not w_rec or g_span == self._g_span:
+            return 0.0
+        if not g_span or not self._g_span:
+            return float("inf")
+        return abs(w_rec) * abs(g_span / self._g_span - 1.0)
+
+    def _build(
+        self, index: OwnerIndex, w_rec: float, w_imp: float, g_low: float, g_span: float
+    ) -> None:
+        array = np.zeros(index.size, dtype=np.float32)
+        if w_rec and g_span:
+            np.subtract(index.growth32[: index.size], np.float32(g_low), out=array)
+            array *= np.float32(w_rec / g_span)
+        if w_imp:
+            array += np.float32(w_imp) * index.importance_norm()
+        self._array, self._g_low, self._g_span = array, g_low, g_span
+        self.builds += 1
+        self._weights = (w_rec, w_imp)
+
+    def touched(self, index: OwnerIndex, rows: np.ndarray) -> None:
+        """Re-derive the prior of rows whose last access just changed."""
+        with self._lock:
+            if (
+                self._array is None
+                or self._key is None
+                or self._key[2:]
+                != (
+                    index.size,
+                    index.version,
+                )
+            ):
+                return
+            w_rec, w_imp = self._weights
+            value = np.zeros(len(rows), dtype=np.float32)
+            if w_rec and self._g_span:
+                value += (index.growth32[rows] - np.float32(self._g_low)) * np.float32(
+                    w_rec / self._g_span
+                )
+            if w_imp:
+                value += np.float32(w_imp) * index.importance_norm()[rows]
+            self._array[rows] = value
+
+
+def certified_top_k(
+    index: OwnerIndex,
+    query: np.ndarray,
+    approx: np.ndarray,
+    eps: float,
+    weights: tuple[float, float, float],
+    k: int,
+    rows: np.ndarray | None,
+) -> Scored:
+    """Top-k from relevance known to within eps per row, re-scoring only rows that could
+    still reach it.
+
+    The true extremes lie within 2·eps of the approximate ones, so those rows give the exact
+    min-max; then each row's normalised score is off by at most delta = w_rel·eps/span, and a
+    row below the approximate k-th minus 2·delta cannot win.
+    """
+    if approx.size == 0:
+        return index.score(approx, weights, k, rows)
+    low, high = float(approx.min()), float(approx.max())
+    extremes = np.concatenate(
+        [np.flatnonzero(approx <= low + 2 * eps), np.flatnonzero(approx >= high - 2 * eps)]
+    )
+    exact_extremes = index.exact_relevance(query, rows, extremes)
+    _, r_span = bounds(exact_extremes)
+    if r_span <= 2 * eps:  # relevance (nearly) flat: re-score everything exactly
+        return index.score(index.exact_relevance(query, rows, None), weights, k, rows)
+    ranking, error = _approximate_ranking(index, approx, weights, rows, r_span)
+    delta = weights[2] * eps / r_span + error
+    candidates = within(ranking, min(k, ranking.size), 2 * delta)
+    exact = index.exact_relevance(query, rows, candidates)
+    return index.score_subset(candidates, exact, exact_extremes, weights, k, rows)
+
+
+def _approximate_ranking(
+    index: OwnerIndex,
+    approx: np.ndarray,
+    weights: tuple[float, float, float],
+    rows: np.ndarray | None,
+    r_span: float,
+) -> tuple[np.ndarray, float]:
+    """Score minus a constant, in float32 in a reused buffer (no page faults), and the most
+    rounding and a stale prior can move one row against another beyond what eps covers."""
+    w_rec, w_imp, w_rel = weights
+    ranking, term = index.scratch.buffer(2, approx.size)
+    np.multiply(approx, np.float32(w_rel / r_span), out=ranking)
+    rounding = RANKING_ROUNDING * sum(map(abs, weights))
+    g_low, g_span = index.growth_bounds() if rows is None else bounds(index.growth32[rows])
+    if w_rec and g_span:
+        # growth32 holds growth to 6e-8 relative; centred, that is this much of w_rec.
+        rounding += 2.4e-7 * abs(w_rec) * (abs(g_low) + g_span) / g_span
+    if rows is None:
+        prior, drift = index.prior.get(index, w_rec, w_imp)
+        ranking += prior
+        return ranking, rounding + drift
+    if w_rec and g_span:
+        np.subtract(index.growth32[rows], np.float32(g_low), out=term)
+        term *= np.float32(w_rec / g_span)
+        ranking += term
+    if w_imp:
+        np.multiply(minmax(index.importance[rows]), np.float32(w_imp), out=term)
+        ranking += term
+    return ranking, rounding

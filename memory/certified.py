@@ -125,7 +125,7 @@ def certified_top_k(
     _, r_span = bounds(exact_extremes)
     if r_span <= 2 * eps:  # relevance (nearly) flat: re-score everything exactly
         return index.score(index.exact_relevance(query, rows, None), weights, k, rows)
-    ranking, error = _approximate_ranking(index, approx, weights, rows, r_span)
+    ranking, error = _approximate_ranking(index, approx, weights, rows, r_span)  # approx is spent
     delta = weights[2] * eps / r_span + error
     candidates = within(ranking, min(k, ranking.size), 2 * delta)
     exact = index.exact_relevance(query, rows, candidates)
@@ -139,11 +139,12 @@ def _approximate_ranking(
     rows: np.ndarray | None,
     r_span: float,
 ) -> tuple[np.ndarray, float]:
-    """Score minus a constant, in float32 in a reused buffer (no page faults), and the most
-    rounding and a stale prior can move one row against another beyond what eps covers."""
+    """Score minus a constant, in float32, written over `approx` (a scan's own buffer: a
+    second million-row array would cost a pass and page faults), and the most rounding and a
+    stale prior can move one row against another beyond what eps covers."""
     w_rec, w_imp, w_rel = weights
-    ranking, term = index.scratch.buffer(2, approx.size)
-    np.multiply(approx, np.float32(w_rel / r_span), out=ranking)
+    ranking = approx
+    ranking *= np.float32(w_rel / r_span)
     rounding = RANKING_ROUNDING * sum(map(abs, weights))
     g_low, g_span = index.growth_bounds() if rows is None else bounds(index.growth32[rows])
     if w_rec and g_span:
@@ -153,6 +154,7 @@ def _approximate_ranking(
         prior, drift = index.prior.get(index, w_rec, w_imp)
         ranking += prior
         return ranking, rounding + drift
+    (term,) = index.scratch.buffer(1, approx.size)
     if w_rec and g_span:
         np.subtract(index.growth32[rows], np.float32(g_low), out=term)
         term *= np.float32(w_rec / g_span)

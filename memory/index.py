@@ -12,18 +12,20 @@ cancels the factor decay^(now - ref), so a query needs no exponential over all m
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from memory.certified import Prior, certified_top_k
+from memory.chooser import Chooser, time_rounds
 from memory.errors import EmbeddingShapeError
 from memory.quantized import (
     Int8Codes,
     Scratch,
-    fastest,
     simsimd_available,
     thread_choices,
 )
@@ -37,6 +39,7 @@ _GROWTH = 1.5
 _HEADROOM = 1.25
 _MIN_CAPACITY = 1024
 _REBASE_LIMIT = 1e30
+_NO_BLAS_ROWS = 4096
 # Largest |error| of a float16 matrix-vector product over unit vectors with float32
 # accumulation is ~2^-10 (storage rounding of both sides); 1.1e-4 was observed on 200k rows.
 HALF_SCAN_ERROR = 2e-3  # growth is float32 (max 3e38): rebase long before it overflows
@@ -67,7 +70,7 @@ class OwnerIndex:
         self.dtype = np.dtype("float16" if precision == "float16" else "float32")
         quantized = precision in ("int8", "auto") and simsimd_available()
         self.codes: Int8Codes | None = Int8Codes(dimension, 0) if quantized else None
-        self._codes_chosen: bool = precision == "int8"
+        self._chooser: Chooser | None = None
         self._measured_at = 0
         self.scratch = Scratch()
         self.prior = Prior()
@@ -242,9 +245,25 @@ class OwnerIndex:
         """
         if not weights[2]:
             return self.score(self.relevance(query, rows), weights, k, rows)
-        if self._int8_pays(query, weights, k, rows):
+        option = self._scan_choice(query, weights, k, rows)
+        start = time.perf_counter()
+        result = self._search_with(option, query, weights, k, rows)
+        if rows is None and self._chooser is not None:
+            self._chooser.record(option, time.perf_counter() - start)
+        return result
+
+    def _search_with(
+        self,
+        option: str,
+        query: np.ndarray,
+        weights: tuple[float, float, float],
+        k: int,
+        rows: np.ndarray | None,
+    ) -> Scored:
+        """Search by a float pass ("float32") or an int8 pass on `option` threads."""
+        if option != "float32":
             assert self.codes is not None
-            approx, eps = self.codes.scan(query, self.size)
+            approx, eps = self.codes.scan(query, self.size, int(option))
             return certified_top_k(
                 self, query, approx if rows is None else approx[rows], eps, weights, k, rows
             )
@@ -253,39 +272,31 @@ class OwnerIndex:
             return self.score(relevance, weights, k, rows)
         return certified_top_k(self, query, relevance, HALF_SCAN_ERROR, weights, k, rows)
 
-    def _int8_pays(
+    def _scan_choice(
         self,
         query: np.ndarray,
         weights: tuple[float, float, float],
         k: int,
         rows: np.ndarray | None,
-    ) -> bool:
-        """Whether to take the int8 pass: always under "int8"; under "auto", as measured on
-        this machine when the index first reaches AUTO_MIN_ROWS and at each doubling."""
+    ) -> str:
+        """Either "float32" or the thread count of an int8 pass. "int8" always scans codes; "auto"
+        chooses by timings on this machine from AUTO_MIN_ROWS on, taken when the index first
+        reaches that size and at each doubling, then kept current by a `Chooser`."""
         codes = self.codes
         if codes is None or (rows is not None and len(rows) * 4 < self.size):
-            return False
-        if self.size >= max(AUTO_MIN_ROWS, 2 * self._measured_at):
+            return "float32"
+        if self.size < AUTO_MIN_ROWS:
+            return "float32" if self.precision == "auto" else "1"
+        if self._chooser is None or self.size >= 2 * self._measured_at:
             self._measured_at = self.size
-
-            def int8_pass(threads: int) -> Callable[[], Scored]:
-                def run() -> Scored:
-                    codes.threads = threads
-                    return certified_top_k(
-                        self, query, *codes.scan(query, self.size), weights, k, None
-                    )
-
-                return run
-
             calls: dict[str, Callable[[], object]] = {
-                str(threads): int8_pass(threads) for threads in thread_choices()
+                str(threads): partial(self._search_with, str(threads), query, weights, k, None)
+                for threads in thread_choices()
             }
             if self.precision == "auto":
-                calls["float32"] = lambda: self.score(self.relevance(query), weights, k)
-            choice = fastest(calls)
-            self._codes_chosen = choice != "float32"
-            codes.threads = int(choice) if self._codes_chosen else codes.threads
-        return self._codes_chosen and (self.precision == "int8" or self.size >= AUTO_MIN_ROWS)
+                calls["float32"] = partial(self._search_with, "float32", query, weights, k, None)
+            self._chooser = Chooser(time_rounds(calls))
+        return self._chooser.pick() if rows is None else self._chooser.best()
 
     def exact_relevance(
         self, query: np.ndarray, rows: np.ndarray | None, subset: np.ndarray | None
@@ -293,7 +304,12 @@ class OwnerIndex:
         picked = rows if subset is None else (subset if rows is None else rows[subset])
         source = self.exact if self.dtype == np.float16 else self.embeddings
         matrix = source[: self.size] if picked is None else source[picked]
-        return np.asarray(matrix @ query.astype(np.float32), dtype=np.float32)
+        vector = query.astype(np.float32)
+        if len(matrix) <= _NO_BLAS_ROWS:
+            # OpenBLAS runs a few hundred rows on both cores, then spins its threads for a
+            # while: the next query's int8 scan then shares a core with a spinning thread.
+            return np.einsum("ij,j->i", matrix, vector)
+        return np.asarray(matrix @ vector, dtype=np.float32)
 
     def score_subset(
         self,

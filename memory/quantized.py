@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
-from collections.abc import Callable
 
 import numpy as np
 
@@ -68,7 +66,6 @@ class Int8Codes:
         self.scales = np.zeros(capacity, dtype=np.float32)
         self.max_residual = 0.0
         self.max_code_norm = 0.0
-        self.threads = 1  # set by measurement (`thread_choices`)
         self._out = Scratch()
 
     def resize(self, capacity: int, size: int) -> None:
@@ -91,7 +88,7 @@ class Int8Codes:
                 self.max_code_norm, float(np.linalg.norm(restored, axis=1).max())
             )
 
-    def scan(self, query: np.ndarray, size: int) -> tuple[np.ndarray, float]:
+    def scan(self, query: np.ndarray, size: int, threads: int = 1) -> tuple[np.ndarray, float]:
         """Approximate relevance of rows [0, size) and the bound on every row's error."""
         import simsimd
 
@@ -106,7 +103,7 @@ class Int8Codes:
             metric="dot",
             out=out,
             out_dtype="float32",
-            threads=self.threads,
+            threads=threads,
         )
         approx = out[0]  # in place: a fresh million-row array costs page faults
         approx *= self.scales[:size]
@@ -117,21 +114,6 @@ class Int8Codes:
             + _ROUNDING
         )
         return approx, eps
-
-
-def fastest(calls: dict[str, Callable[[], object]], rounds: int = 5) -> str:
-    """The key of the call that ran fastest on this machine now: one warm-up each, then
-    rounds that take turns, so a burst of load elsewhere slows every choice rather than
-    deciding between them."""
-    best = dict.fromkeys(calls, float("inf"))
-    for call in calls.values():
-        call()
-    for _ in range(rounds):
-        for key, call in calls.items():
-            start = time.perf_counter()
-            call()
-            best[key] = min(best[key], time.perf_counter() - start)
-    return min(best, key=best.__getitem__)
 
 
 def thread_choices() -> list[int]:

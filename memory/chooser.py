@@ -1,0 +1,74 @@
+"""Which of a few equivalent ways to answer a query runs fastest on this machine, kept up to
+date from the queries themselves."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+_FIRST_PAUSE = 4
+_LONGEST_PAUSE = 256
+_FAR_BEHIND = 1.5
+
+
+def time_rounds(calls: dict[str, Callable[[], object]], rounds: int = 5) -> dict[str, float]:
+    """Best seconds of each call: one warm-up each, then rounds that take turns, so a burst
+    of load elsewhere slows every choice rather than deciding between them."""
+    best = dict.fromkeys(calls, float("inf"))
+    for call in calls.values():
+        call()
+    for _ in range(rounds):
+        for key, call in calls.items():
+            start = time.perf_counter()
+            call()
+            best[key] = min(best[key], time.perf_counter() - start)
+    return best
+
+
+class Chooser:
+    """The option with the best recent timings, re-timing the others now and then.
+
+    A one-off measurement can be wrong for the rest of a run: two scan threads timed slower
+    than one while the caller's own numpy work had left OpenBLAS threads spinning on the
+    other core, and ran 1.4x faster once it stopped. So each losing option is tried again on a real
+    query after a pause that doubles every time it loses again (4 to 256 calls).
+    """
+
+    def __init__(self, initial: dict[str, float]) -> None:
+        self._lock = threading.Lock()
+        self._recent = {option: deque([seconds], maxlen=3) for option, seconds in initial.items()}
+        self._pause = dict.fromkeys(initial, _FIRST_PAUSE)
+        self._due = dict.fromkeys(initial, _FIRST_PAUSE)
+        self._calls = 0
+
+    def best(self) -> str:
+        with self._lock:
+            return self._best()
+
+    def _best(self) -> str:
+        # The least of a few recent runs: load elsewhere only ever slows a run down.
+        return min(self._recent, key=lambda option: min(self._recent[option]))
+
+    def pick(self) -> str:
+        """The option to run this query with: the best, or one whose re-timing is due."""
+        with self._lock:
+            self._calls += 1
+            best = self._best()
+            due = [o for o, at in self._due.items() if o != best and self._calls >= at]
+            return due[0] if due else best
+
+    def record(self, option: str, seconds: float) -> None:
+        with self._lock:
+            self._recent[option].append(seconds)
+            best = self._best()
+            if best == option:
+                self._pause[option] = _FIRST_PAUSE
+            elif min(self._recent[option]) > _FAR_BEHIND * min(self._recent[best]):
+                # Far behind (a float pass against int8): re-timing it costs a slow query and
+                # leaves BLAS threads spinning that slow the next scans, so only rarely.
+                self._pause[option] = _LONGEST_PAUSE
+            else:
+                self._pause[option] = min(2 * self._pause[option], _LONGEST_PAUSE)
+            self._due[option] = self._calls + self._pause[option]

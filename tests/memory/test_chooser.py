@@ -1,0 +1,51 @@
+"""The scan-path chooser: a choice made under a burst of load does not stick."""
+
+from __future__ import annotations
+
+import itertools
+
+from memory.chooser import Chooser, time_rounds
+
+
+def test_a_wrongly_timed_option_is_tried_again_and_taken_once_faster() -> None:
+    # At start-up two threads timed slower than one (the machine was busy)...
+    chooser = Chooser({"1": 0.013, "2": 0.016})
+    true_cost = {"1": 0.013, "2": 0.008}  # ...but really run faster afterwards
+    picks = []
+    for _ in range(60):
+        option = chooser.pick()
+        picks.append(option)
+        chooser.record(option, true_cost[option])
+    assert picks[0] == "1"
+    assert "2" in picks[:10]  # re-timed after the first pause
+    assert picks[-20:].count("2") >= 18  # "1" is only re-timed now and then
+
+
+def test_a_losing_option_is_retried_ever_less_often() -> None:
+    chooser = Chooser({"fast": 0.001, "slow": 0.004})
+    tries = []
+    for call in range(1000):
+        option = chooser.pick()
+        if option == "slow":
+            tries.append(call)
+        chooser.record(option, 0.001 if option == "fast" else 0.004)
+    gaps = [b - a for a, b in itertools.pairwise(tries)]
+    assert len(tries) <= 10
+    assert gaps == sorted(gaps)  # the pause doubles each time it loses
+
+
+def test_time_rounds_times_every_call() -> None:
+    calls = []
+    timings = time_rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
+    assert set(timings) == {"a", "b"} and all(t >= 0 for t in timings.values())
+    assert calls == ["a", "b"] + ["a", "b"] * 3  # warm-up, then turns
+
+
+def test_an_option_far_behind_is_retimed_only_rarely() -> None:
+    chooser = Chooser({"int8": 0.010, "float32": 0.040})
+    tries = 0
+    for _ in range(300):
+        option = chooser.pick()
+        tries += option == "float32"
+        chooser.record(option, 0.010 if option == "int8" else 0.040)
+    assert tries <= 2

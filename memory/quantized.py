@@ -14,7 +14,10 @@ bytes of a float32 pass.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
+import sys
 import threading
 
 import numpy as np
@@ -45,6 +48,41 @@ def simsimd_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def dot_into(out: np.ndarray, queries: np.ndarray, codes: np.ndarray, threads: int) -> None:
+    """SimSIMD's int8 dot products of every query with every row, written into `out`."""
+    import simsimd
+
+    simsimd.cdist(queries, codes, metric="dot", out=out, out_dtype="float32", threads=threads)
+    for _ in range(_none_references_taken()):
+        _give_back_none_reference()
+
+
+@functools.cache
+def _none_references_taken() -> int:
+    """How many references to None one `cdist(out=...)` call takes and never gives back.
+
+    SimSIMD 6.5 returns None there without a new reference. On Python 3.11 None is not
+    immortal: after ~8,000 retrievals its count reached zero and the interpreter aborted
+    ("none_dealloc"). Measured once here, so a fixed SimSIMD (or an immortal None) costs
+    nothing.
+    """
+    import simsimd
+
+    queries, rows = np.zeros((1, 8), dtype=np.int8), np.zeros((2, 8), dtype=np.int8)
+    out = np.zeros((1, 2), dtype=np.float32)
+    before = sys.getrefcount(None)
+    for _ in range(16):
+        simsimd.cdist(queries, rows, metric="dot", out=out, out_dtype="float32")
+    taken = (before - sys.getrefcount(None)) / 16
+    for _ in range(max(0, round(taken * 16))):
+        _give_back_none_reference()
+    return max(0, round(taken))
+
+
+def _give_back_none_reference() -> None:
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(None))
 
 
 def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,21 +128,12 @@ class Int8Codes:
 
     def scan(self, query: np.ndarray, size: int, threads: int = 1) -> tuple[np.ndarray, float]:
         """Approximate relevance of rows [0, size) and the bound on every row's error."""
-        import simsimd
-
         query = np.asarray(query, dtype=np.float32)
         (query_codes,), (query_scale,) = quantize(query[None, :])
         restored = query_codes.astype(np.float32) * query_scale
         query_residual = float(np.linalg.norm(query - restored))
         out = self._out.buffer(1, size)
-        simsimd.cdist(
-            query_codes[None, :],
-            self.codes[:size],
-            metric="dot",
-            out=out,
-            out_dtype="float32",
-            threads=threads,
-        )
+        dot_into(out, query_codes[None, :], self.codes[:size], threads)
         approx = out[0]  # in place: a fresh million-row array costs page faults
         approx *= self.scales[:size]
         approx *= np.float32(query_scale)

@@ -279,3 +279,21 @@ def test_cached_prior_and_growth_bounds_stay_exact_as_time_moves(step_hours: flo
         assert index.prior.builds <= 2  # reused (the first touch moves the newest row to now)
     else:
         assert index.prior.builds >= 20
+
+
+def test_int8_scans_do_not_use_up_references_to_none() -> None:
+    """SimSIMD's cdist(out=...) returns None without a reference; unrepaid, a long-running
+    process aborted after ~8,000 retrievals (Python 3.11's None is not immortal)."""
+    import sys
+
+    from memory.quantized import Int8Codes
+
+    rng = np.random.default_rng(5)
+    codes = Int8Codes(384, 50)
+    codes.encode(0, rng.standard_normal((50, 384)).astype(np.float32))
+    query = rng.standard_normal(384).astype(np.float32)
+    codes.scan(query, 50)
+    before = sys.getrefcount(None)
+    for _ in range(500):
+        codes.scan(query, 50)
+    assert sys.getrefcount(None) >= before - 5

@@ -41,6 +41,7 @@ class Chooser:
         self._recent = {option: deque([seconds], maxlen=3) for option, seconds in initial.items()}
         self._pause = dict.fromkeys(initial, _FIRST_PAUSE)
         self._due = dict.fromkeys(initial, _FIRST_PAUSE)
+        self._far_behind = dict.fromkeys(initial, 0)
         self._calls = 0
 
     def best(self) -> str:
@@ -63,11 +64,14 @@ class Chooser:
         with self._lock:
             self._recent[option].append(seconds)
             best = self._best()
+            far_behind = min(self._recent[option]) > _FAR_BEHIND * min(self._recent[best])
+            self._far_behind[option] = (self._far_behind[option] + 1) if far_behind else 0
             if best == option:
                 self._pause[option] = _FIRST_PAUSE
-            elif min(self._recent[option]) > _FAR_BEHIND * min(self._recent[best]):
-                # Far behind (a float pass against int8): re-timing it costs a slow query and
-                # leaves BLAS threads spinning that slow the next scans, so only rarely.
+            elif self._far_behind[option] >= 2:
+                # Far behind twice running (a float pass against int8): re-timing it costs a
+                # slow query and leaves BLAS threads spinning that slow the next scans. Once
+                # is not enough: a burst of load can put any option far behind.
                 self._pause[option] = _LONGEST_PAUSE
             else:
                 self._pause[option] = min(2 * self._pause[option], _LONGEST_PAUSE)

@@ -48,4 +48,17 @@ def test_an_option_far_behind_is_retimed_only_rarely() -> None:
         option = chooser.pick()
         tries += option == "float32"
         chooser.record(option, 0.010 if option == "int8" else 0.040)
-    assert tries <= 2
+    assert tries <= 3  # at 4 and 12 calls (twice far behind), then after 256
+
+
+def test_one_unlucky_timing_does_not_banish_an_option() -> None:
+    """Two threads timed 2.5x slower once (another process held the other core), then ran
+    faster: they must be tried again soon, not only after the longest pause."""
+    chooser = Chooser({"1": 0.002, "2": 0.005})
+    costs = {"1": 0.002, "2": 0.001}
+    picks = []
+    for _ in range(40):
+        option = chooser.pick()
+        picks.append(option)
+        chooser.record(option, costs[option])
+    assert picks[-10:].count("2") >= 9

@@ -32,17 +32,24 @@ class Chooser:
 
     A one-off measurement can be wrong for the rest of a run: two scan threads timed slower
     than one while the caller's own numpy work had left OpenBLAS threads spinning on the
-    other core, and ran 1.4x faster once it stopped. So each losing option is tried again on a real
-    query after a pause that doubles every time it loses again (4 to 256 calls).
+    other core, and ran 1.4x faster once it stopped. So each losing option is tried again
+    on a real query after a pause that doubles every time it loses again (4 to 256 calls).
     """
 
-    def __init__(self, initial: dict[str, float]) -> None:
+    def __init__(self, initial: dict[str, float], costly: frozenset[str] = frozenset()) -> None:
+        """`initial`: start-up seconds of each option; `costly`: options whose re-timing
+        hurts (a float pass leaves OpenBLAS threads spinning that slow the next scans), so
+        re-timed only rarely once far behind."""
         self._lock = threading.Lock()
         self._recent = {option: deque([seconds], maxlen=3) for option, seconds in initial.items()}
         self._pause = dict.fromkeys(initial, _FIRST_PAUSE)
         self._due = dict.fromkeys(initial, _FIRST_PAUSE)
-        self._far_behind = dict.fromkeys(initial, 0)
+        self._costly = costly
         self._calls = 0
+        fastest = min(initial.values())
+        for option in costly & initial.keys():
+            if initial[option] > _FAR_BEHIND * fastest:
+                self._pause[option] = self._due[option] = _LONGEST_PAUSE
 
     def best(self) -> str:
         with self._lock:
@@ -64,14 +71,11 @@ class Chooser:
         with self._lock:
             self._recent[option].append(seconds)
             best = self._best()
-            far_behind = min(self._recent[option]) > _FAR_BEHIND * min(self._recent[best])
-            self._far_behind[option] = (self._far_behind[option] + 1) if far_behind else 0
             if best == option:
                 self._pause[option] = _FIRST_PAUSE
-            elif self._far_behind[option] >= 2:
-                # Far behind twice running (a float pass against int8): re-timing it costs a
-                # slow query and leaves BLAS threads spinning that slow the next scans. Once
-                # is not enough: a burst of load can put any option far behind.
+            elif option in self._costly and (
+                min(self._recent[option]) > _FAR_BEHIND * min(self._recent[best])
+            ):
                 self._pause[option] = _LONGEST_PAUSE
             else:
                 self._pause[option] = min(2 * self._pause[option], _LONGEST_PAUSE)

@@ -293,9 +293,13 @@ class OwnerIndex:
                 str(threads): partial(self._search_with, str(threads), query, weights, k, None)
                 for threads in thread_choices()
             }
+            timings = time_rounds(calls)
             if self.precision == "auto":
-                calls["float32"] = partial(self._search_with, "float32", query, weights, k, None)
-            self._chooser = Chooser(time_rounds(calls))
+                # Timed after the scans: a float pass leaves OpenBLAS threads spinning on the
+                # other core, which would slow a two-thread scan timed right after it.
+                float_pass = partial(self._search_with, "float32", query, weights, k, None)
+                timings |= time_rounds({"float32": float_pass})
+            self._chooser = Chooser(timings, costly=frozenset({"float32"}))
         return self._chooser.pick() if rows is None else self._chooser.best()
 
     def exact_relevance(

@@ -42,23 +42,30 @@ def test_time_rounds_times_every_call() -> None:
 
 
 def test_an_option_far_behind_is_retimed_only_rarely() -> None:
-    chooser = Chooser({"int8": 0.010, "float32": 0.040})
+    chooser = Chooser({"int8": 0.010, "float32": 0.040}, costly=frozenset({"float32"}))
     tries = 0
     for _ in range(300):
         option = chooser.pick()
         tries += option == "float32"
         chooser.record(option, 0.010 if option == "int8" else 0.040)
-    assert tries <= 3  # at 4 and 12 calls (twice far behind), then after 256
+    assert tries <= 1  # far behind at start-up: only after the longest pause
 
 
 def test_one_unlucky_timing_does_not_banish_an_option() -> None:
-    """Two threads timed 2.5x slower once (another process held the other core), then ran
-    faster: they must be tried again soon, not only after the longest pause."""
-    chooser = Chooser({"1": 0.002, "2": 0.005})
-    costs = {"1": 0.002, "2": 0.001}
+    """Two threads, re-timed once while another process held the other core, ran 2.5x
+    slower, then faster than one: they must be tried again soon, not after the longest
+    pause. (Start-up timings, best of several rounds, are trusted more.)"""
+    chooser = Chooser({"1": 0.002, "2": 0.0021})
+    runs_of_two = iter([0.005] + [0.001] * 100)
     picks = []
     for _ in range(40):
         option = chooser.pick()
         picks.append(option)
-        chooser.record(option, costs[option])
+        chooser.record(option, 0.002 if option == "1" else next(runs_of_two))
     assert picks[-10:].count("2") >= 9
+
+
+def test_a_start_up_timing_far_behind_is_retimed_only_after_the_longest_pause() -> None:
+    chooser = Chooser({"int8": 0.010, "float32": 0.040}, costly=frozenset({"float32"}))
+    picks = [chooser.pick() for _ in range(200)]
+    assert "float32" not in picks

@@ -3,6 +3,7 @@ date from the queries themselves."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -38,18 +39,19 @@ class Chooser:
 
     def __init__(self, initial: dict[str, float], costly: frozenset[str] = frozenset()) -> None:
         """`initial`: start-up seconds of each option; `costly`: options whose re-timing
-        hurts (a float pass leaves OpenBLAS threads spinning that slow the next scans), so
-        re-timed only rarely once far behind."""
+        hurts (a float pass leaves OpenBLAS threads spinning that slow the next ~100 ms of
+        scans), so never re-timed once far behind: the index makes a new Chooser, timed
+        afresh, each time it doubles."""
         self._lock = threading.Lock()
         self._recent = {option: deque([seconds], maxlen=3) for option, seconds in initial.items()}
         self._pause = dict.fromkeys(initial, _FIRST_PAUSE)
-        self._due = dict.fromkeys(initial, _FIRST_PAUSE)
+        self._due: dict[str, float] = dict.fromkeys(initial, _FIRST_PAUSE)
         self._costly = costly
         self._calls = 0
         fastest = min(initial.values())
         for option in costly & initial.keys():
-            if initial[option] > _FAR_BEHIND * fastest:
-                self._pause[option] = self._due[option] = _LONGEST_PAUSE
+            if initial[option] > _FAR_BEHIND * fastest:  # not again (until a new Chooser)
+                self._due[option] = math.inf
 
     def best(self) -> str:
         with self._lock:
@@ -73,10 +75,9 @@ class Chooser:
             best = self._best()
             if best == option:
                 self._pause[option] = _FIRST_PAUSE
-            elif option in self._costly and (
-                min(self._recent[option]) > _FAR_BEHIND * min(self._recent[best])
-            ):
-                self._pause[option] = _LONGEST_PAUSE
+            elif option in self._costly and (seconds > _FAR_BEHIND * min(self._recent[best])):
+                self._due[option] = math.inf
+                return
             else:
                 self._pause[option] = min(2 * self._pause[option], _LONGEST_PAUSE)
             self._due[option] = self._calls + self._pause[option]

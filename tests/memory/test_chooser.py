@@ -29,8 +29,10 @@ def test_a_losing_option_is_retried_ever_less_often() -> None:
         if option == "slow":
             tries.append(call)
         chooser.record(option, 0.001 if option == "fast" else 0.004)
-    gaps = [b - a for a, b in itertools.pairwise(tries)]
-    assert len(tries) <= 10
+    starts = [call for call in tries if call - 1 not in tries]  # two looks per re-timing
+    assert all(call + 1 in tries for call in starts)
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert len(starts) <= 10
     assert gaps == sorted(gaps)  # the pause doubles each time it loses
 
 
@@ -62,7 +64,7 @@ def test_one_unlucky_timing_does_not_banish_an_option() -> None:
         option = chooser.pick()
         picks.append(option)
         chooser.record(option, 0.002 if option == "1" else next(runs_of_two))
-    assert picks[-10:].count("2") >= 9
+    assert picks[-10:].count("2") >= 8  # "1" gets two looks now and then
 
 
 def test_a_costly_option_far_behind_after_a_retiming_is_set_aside() -> None:

@@ -20,16 +20,25 @@ def _reference(E, last, imp, q, now, weights, decay, rows=None):  # type: ignore
     return rows[np.argsort(-score)[:10]], np.sort(score)[::-1][:10]
 
 
-@pytest.mark.parametrize("precision", ["float32", "float16", "int8", "auto"])
-def test_top_k_matches_the_reference_through_repeated_retrievals(precision: str) -> None:
-    rng = np.random.default_rng(7)
-    n, decay, weights = 5000, 0.99, (0.5, 2.0, 3.0)
+def _random_index(
+    rng: np.random.Generator, n: int, precision: str, decay: float = 0.99
+) -> tuple[OwnerIndex, np.ndarray, np.ndarray, np.ndarray]:
+    """An index of n random unit embeddings, importance 1-10, last access within 30 days;
+    with those arrays (embeddings, importance, last access) for the reference."""
     E = rng.standard_normal((n, 384)).astype(np.float32)
     E /= np.linalg.norm(E, axis=1, keepdims=True)
     imp = rng.integers(1, 11, n).astype(np.float32)
     last = rng.uniform(0, 720, n)
     index = OwnerIndex(384, decay, precision)
     index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    return index, E, imp, last
+
+
+@pytest.mark.parametrize("precision", ["float32", "float16", "int8", "auto"])
+def test_top_k_matches_the_reference_through_repeated_retrievals(precision: str) -> None:
+    rng = np.random.default_rng(7)
+    n, decay, weights = 5000, 0.99, (0.5, 2.0, 3.0)
+    index, E, imp, last = _random_index(rng, n, precision, decay)
     now = 720.0
     for _ in range(5):
         q = E[rng.integers(n)] * 0.3 + rng.standard_normal(384).astype(np.float32) * 0.05
@@ -257,12 +266,7 @@ def test_cached_prior_and_growth_bounds_stay_exact_as_time_moves(step_hours: flo
     Every answer equals the reference formula's."""
     rng = np.random.default_rng(21)
     n, decay, weights = 6000, 0.99, (0.5, 2.0, 3.0)
-    E = rng.standard_normal((n, 384)).astype(np.float32)
-    E /= np.linalg.norm(E, axis=1, keepdims=True)
-    imp = rng.integers(1, 11, n).astype(np.float32)
-    last = rng.uniform(0, 720, n)
-    index = OwnerIndex(384, decay, "int8")
-    index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
+    index, E, imp, last = _random_index(rng, n, "int8", decay)
     now = 720.0
     for step in range(25):
         q = rng.standard_normal(384).astype(np.float32)

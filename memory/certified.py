@@ -78,16 +78,9 @@ class Prior:
     def touched(self, index: OwnerIndex, rows: np.ndarray) -> None:
         """Re-derive the prior of rows whose last access just changed."""
         with self._lock:
-            if (
-                self._array is None
-                or self._key is None
-                or self._key[2:]
-                != (
-                    index.size,
-                    index.version,
-                )
-            ):
-                return
+            current = self._key is not None and self._key[2:] == (index.size, index.version)
+            if self._array is None or not current:
+                return  # rebuilt by the next query anyway
             w_rec, w_imp = self._weights
             value = np.zeros(len(rows), dtype=np.float32)
             if w_rec and self._g_span:

@@ -40,7 +40,6 @@ class Prior:
         self._key: tuple[float, float, int, int] | None = None
         self._g_low = 0.0
         self._g_span = 0.0
-        self._weights = (0.0, 0.0)
         self.builds = 0
 
     def get(self, index: OwnerIndex, w_rec: float, w_imp: float) -> tuple[np.ndarray, float]:
@@ -65,31 +64,31 @@ class Prior:
     def _build(
         self, index: OwnerIndex, w_rec: float, w_imp: float, g_low: float, g_span: float
     ) -> None:
-        array = np.zeros(index.size, dtype=np.float32)
-        if w_rec and g_span:
-            np.subtract(index.growth32[: index.size], np.float32(g_low), out=array)
-            array *= np.float32(w_rec / g_span)
-        if w_imp:
-            array += np.float32(w_imp) * index.importance_norm()
-        self._array, self._g_low, self._g_span = array, g_low, g_span
+        self._g_low, self._g_span = g_low, g_span
+        self._array = self._values(index, slice(0, index.size), w_rec, w_imp)
         self.builds += 1
-        self._weights = (w_rec, w_imp)
 
     def touched(self, index: OwnerIndex, rows: np.ndarray) -> None:
         """Re-derive the prior of rows whose last access just changed."""
         with self._lock:
-            current = self._key is not None and self._key[2:] == (index.size, index.version)
-            if self._array is None or not current:
-                return  # rebuilt by the next query anyway
-            w_rec, w_imp = self._weights
-            value = np.zeros(len(rows), dtype=np.float32)
-            if w_rec and self._g_span:
-                value += (index.growth32[rows] - np.float32(self._g_low)) * np.float32(
-                    w_rec / self._g_span
-                )
-            if w_imp:
-                value += np.float32(w_imp) * index.importance_norm()[rows]
-            self._array[rows] = value
+            if self._array is None or self._key is None:
+                return
+            w_rec, w_imp, size, version = self._key
+            if (size, version) == (index.size, index.version):  # else rebuilt by the next query
+                self._array[rows] = self._values(index, rows, w_rec, w_imp)
+
+    def _values(
+        self, index: OwnerIndex, rows: slice | np.ndarray, w_rec: float, w_imp: float
+    ) -> np.ndarray:
+        """The prior of `rows` against the growth bounds it was built with."""
+        growth = index.growth32[rows]
+        values = np.zeros(len(growth), dtype=np.float32)
+        if w_rec and self._g_span:
+            np.subtract(growth, np.float32(self._g_low), out=values)
+            values *= np.float32(w_rec / self._g_span)
+        if w_imp:
+            values += np.float32(w_imp) * index.importance_norm()[rows]
+        return values
 
 
 def certified_top_k(

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory.ranking import bounds, minmax, within
+from memory.quantized import scale_add_into
+from memory.ranking import bounds, contenders, minmax, near_extremes
 
 if TYPE_CHECKING:
     from memory.index import OwnerIndex, Scored
@@ -95,13 +96,14 @@ def certified_top_k(
     index: OwnerIndex,
     query: np.ndarray,
     approx: np.ndarray,
+    factor: float,
     eps: float,
     weights: tuple[float, float, float],
     k: int,
     rows: np.ndarray | None,
 ) -> Scored:
-    """Top-k from relevance known to within eps per row, re-scoring only rows that could
-    still reach it.
+    """Top-k from relevance factor·approx known to within eps per row, re-scoring only rows
+    that could still reach it.
 
     The true extremes lie within 2·eps of the approximate ones, so those rows give the exact
     min-max; then each row's normalised score is off by at most delta = w_rel·eps/span, and a
@@ -109,34 +111,31 @@ def certified_top_k(
     """
     if approx.size == 0:
         return index.score(approx, weights, k, rows)
-    low, high = float(approx.min()), float(approx.max())
-    extremes = np.concatenate(
-        [np.flatnonzero(approx <= low + 2 * eps), np.flatnonzero(approx >= high - 2 * eps)]
-    )
+    near_low, near_high = near_extremes(approx, 2 * eps / factor if factor else np.inf)
+    extremes = np.concatenate([near_low, near_high])
     exact_extremes = index.exact_relevance(query, rows, extremes)
     _, r_span = bounds(exact_extremes)
     if r_span <= 2 * eps:  # relevance (nearly) flat: re-score everything exactly
         return index.score(index.exact_relevance(query, rows, None), weights, k, rows)
-    ranking, error = _approximate_ranking(index, approx, weights, rows, r_span)  # approx is spent
+    prior, error = _prior(index, weights, rows, approx.size)
+    ranking = approx  # in place: the scan's own buffer, and a new 4 MB array costs page faults
+    scale_add_into(ranking, weights[2] * factor / r_span, prior)
     delta = weights[2] * eps / r_span + error
-    candidates = within(ranking, min(k, ranking.size), 2 * delta)
+    candidates = contenders(ranking, min(k, ranking.size), 2 * delta)
     exact = index.exact_relevance(query, rows, candidates)
     return index.score_subset(candidates, exact, exact_extremes, weights, k, rows)
 
 
-def _approximate_ranking(
+def _prior(
     index: OwnerIndex,
-    approx: np.ndarray,
     weights: tuple[float, float, float],
     rows: np.ndarray | None,
-    r_span: float,
+    size: int,
 ) -> tuple[np.ndarray, float]:
-    """Score minus a constant, in float32, written over `approx` (a scan's own buffer: a
-    second million-row array would cost a pass and page faults), and the most rounding and a
-    stale prior can move one row against another beyond what eps covers."""
-    w_rec, w_imp, w_rel = weights
-    ranking = approx
-    ranking *= np.float32(w_rel / r_span)
+    """The ranking's query-independent part (recency and importance) of every candidate, and
+    the most rounding and a stale prior can move one row against another beyond what eps
+    covers."""
+    w_rec, w_imp, _ = weights
     rounding = RANKING_ROUNDING * sum(map(abs, weights))
     g_low, g_span = index.growth_bounds() if rows is None else bounds(index.growth32[rows])
     if w_rec and g_span:
@@ -144,14 +143,12 @@ def _approximate_ranking(
         rounding += 2.4e-7 * abs(w_rec) * (abs(g_low) + g_span) / g_span
     if rows is None:
         prior, drift = index.prior.get(index, w_rec, w_imp)
-        ranking += prior
-        return ranking, rounding + drift
-    (term,) = index.scratch.buffer(1, approx.size)
+        return prior, rounding + drift
+    (term,) = index.scratch.buffer(1, size)
+    term[:] = 0.0
     if w_rec and g_span:
         np.subtract(index.growth32[rows], np.float32(g_low), out=term)
         term *= np.float32(w_rec / g_span)
-        ranking += term
     if w_imp:
-        np.multiply(minmax(index.importance[rows]), np.float32(w_imp), out=term)
-        ranking += term
-    return ranking, rounding
+        term += np.float32(w_imp) * minmax(index.importance[rows])
+    return term, rounding

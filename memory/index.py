@@ -144,7 +144,7 @@ class OwnerIndex:
         if self.exact.shape[1]:
             self.exact[start:end] = embeddings
         if self.codes is not None:
-            self.codes.encode(start, embeddings)
+            self.codes.encode(start, embeddings, self.embeddings)
         self.importance[start:end] = importance
         self.last_access[start:end] = last
         self.growth[start:end] = self._growth(last)
@@ -263,14 +263,13 @@ class OwnerIndex:
         """Search by a float pass ("float32") or an int8 pass on `option` threads."""
         if option != "float32":
             assert self.codes is not None
-            approx, eps = self.codes.scan(query, self.size, int(option))
-            return certified_top_k(
-                self, query, approx if rows is None else approx[rows], eps, weights, k, rows
-            )
+            approx, factor, eps = self.codes.scan(query, self.size, int(option))
+            picked = approx if rows is None else approx[rows]
+            return certified_top_k(self, query, picked, factor, eps, weights, k, rows)
         relevance = self.relevance(query, rows)
         if self.dtype != np.float16:
             return self.score(relevance, weights, k, rows)
-        return certified_top_k(self, query, relevance, HALF_SCAN_ERROR, weights, k, rows)
+        return certified_top_k(self, query, relevance, 1.0, HALF_SCAN_ERROR, weights, k, rows)
 
     def _scan_choice(
         self,

@@ -1,8 +1,8 @@
 """An int8 first pass over the embedding matrix whose error is certified, and the start-up
 measurement that decides whether it is worth taking on this machine.
 
-Each row x is stored as int8 codes c with a per-row scale s (x ≈ s·c, round to nearest); the
-query q likewise (q ≈ t·d). Then
+Each row x is stored as int8 codes c at a scale s shared by every row (x ≈ s·c, round to
+nearest); the query q at its own scale (q ≈ t·d). Then
 
     |x·q − s·t·(c·d)| ≤ ‖x − s·c‖·‖q‖ + ‖s·c‖·‖q − t·d‖
 
@@ -26,6 +26,7 @@ import numpy as np
 _ROUNDING = 1e-5
 _EXACT_INT_LIMIT = 2**24
 _BLOCK = 16_384
+_SCALE_GROWTH = 1.1
 
 
 class Scratch(threading.local):
@@ -55,28 +56,53 @@ def dot_into(out: np.ndarray, queries: np.ndarray, codes: np.ndarray, threads: i
     import simsimd
 
     simsimd.cdist(queries, codes, metric="dot", out=out, out_dtype="float32", threads=threads)
-    for _ in range(_none_references_taken()):
+    _repay_none("cdist")
+
+
+def scale_add_into(values: np.ndarray, factor: float, other: np.ndarray) -> None:
+    """values = factor·values + other in one pass (SimSIMD's wsum; numpy takes two)."""
+    import simsimd
+
+    simsimd.wsum(values, other, alpha=factor, beta=1.0, out=values)
+    _repay_none("wsum")
+
+
+def _repay_none(function: str) -> None:
+    for _ in range(_none_references_taken(function)):
         _give_back_none_reference()
 
 
+_SMALL_CALLS = {
+    "cdist": lambda simsimd: simsimd.cdist(
+        np.zeros((1, 8), np.int8),
+        np.zeros((2, 8), np.int8),
+        metric="dot",
+        out=np.zeros((1, 2), np.float32),
+        out_dtype="float32",
+    ),
+    "wsum": lambda simsimd: simsimd.wsum(
+        np.zeros(8, np.float32), np.zeros(8, np.float32), out=np.zeros(8, np.float32)
+    ),
+}
+
+
 @functools.cache
-def _none_references_taken() -> int:
-    """How many references to None one `cdist(out=...)` call takes and never gives back.
+def _none_references_taken(function: str) -> int:
+    """How many references to None one SimSIMD call with `out=` takes and never gives back.
 
     SimSIMD 6.5 returns None there without a new reference. On Python 3.11 None is not
     immortal: after ~8,000 retrievals its count reached zero and the interpreter aborted
-    ("none_dealloc"). Measured once here, so a fixed SimSIMD (or an immortal None) costs
-    nothing.
+    ("none_dealloc"). Measured once per function here, so a fixed SimSIMD (or an immortal
+    None) costs nothing.
     """
     import simsimd
 
-    queries, rows = np.zeros((1, 8), dtype=np.int8), np.zeros((2, 8), dtype=np.int8)
-    out = np.zeros((1, 2), dtype=np.float32)
+    call = _SMALL_CALLS[function]
     seen = []
     for _ in range(3):  # the largest of three: other threads may take or give some meanwhile
         before = sys.getrefcount(None)
         for _ in range(16):
-            simsimd.cdist(queries, rows, metric="dot", out=out, out_dtype="float32")
+            call(simsimd)
         taken = before - sys.getrefcount(None)
         for _ in range(max(0, taken)):
             _give_back_none_reference()
@@ -88,64 +114,85 @@ def _give_back_none_reference() -> None:
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(None))
 
 
-def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric per-row int8 codes and their scales (a zero row gets scale 1, codes 0)."""
-    peak = np.abs(vectors).max(axis=1) if vectors.size else np.zeros(len(vectors))
-    scales = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
-    codes = np.rint(vectors / scales[:, None]).clip(-127, 127).astype(np.int8)
-    return codes, scales
+def quantize(vectors: np.ndarray, scale: float) -> np.ndarray:
+    """Symmetric int8 codes of `vectors` at one scale (x ≈ scale·c); scale 0 gives zeros."""
+    if not scale:
+        return np.zeros(vectors.shape, dtype=np.int8)
+    return np.rint(vectors / np.float32(scale)).clip(-127, 127).astype(np.int8)
+
+
+def peak(vectors: np.ndarray) -> float:
+    return float(np.abs(vectors).max()) if vectors.size else 0.0
 
 
 class Int8Codes:
-    """Codes and scales for rows [0, size) of an index, grown alongside it."""
+    """Codes for rows [0, size) of an index at one shared scale, grown alongside it.
+
+    One scale for every row (not one per row) leaves the scan's output as plain integer dot
+    products: no per-row multiply (a pass over 4 MB at a million rows) before the ranking,
+    which folds the scale into its own factor. The bound is the same in practice, as eps
+    takes the worst row either way (0.0120 against 0.0110 on the OpenBookQA book's
+    embeddings, 0.0150 against 0.0137 on random unit vectors).
+    """
 
     def __init__(self, dimension: int, capacity: int) -> None:
         if dimension * 127 * 127 >= _EXACT_INT_LIMIT:
             raise ValueError(f"dimension {dimension} is too large for exact int8 products")
         self.dimension = dimension
         self.codes = np.zeros((capacity, dimension), dtype=np.int8)
-        self.scales = np.zeros(capacity, dtype=np.float32)
+        self.scale = 0.0
         self.max_residual = 0.0
         self.max_code_norm = 0.0
         self._out = Scratch()
 
     def resize(self, capacity: int, size: int) -> None:
         codes = np.zeros((capacity, self.dimension), dtype=np.int8)
-        scales = np.zeros(capacity, dtype=np.float32)
-        codes[:size], scales[:size] = self.codes[:size], self.scales[:size]
-        self.codes, self.scales = codes, scales
+        codes[:size] = self.codes[:size]
+        self.codes = codes
 
-    def encode(self, start: int, vectors: np.ndarray) -> None:
+    def encode(self, start: int, vectors: np.ndarray, earlier: np.ndarray) -> None:
+        """Encode rows [start, start + len(vectors)); `earlier` holds rows [0, start), which
+        are encoded again when the new rows need a larger scale (by at least a tenth, so a
+        stream of one-by-one appends rarely pays for it)."""
+        needed = peak(vectors) / 127.0
+        if needed > self.scale:
+            grown = max(needed, _SCALE_GROWTH * self.scale)
+            self.scale, self.max_residual, self.max_code_norm = grown, 0.0, 0.0
+            self._encode_blocks(0, earlier[:start])
+        self._encode_blocks(start, vectors)
+
+    def _encode_blocks(self, start: int, vectors: np.ndarray) -> None:
         # In blocks: whole-matrix temporaries of a million rows cost seconds in page faults.
         for first in range(0, len(vectors), _BLOCK):
             block = np.asarray(vectors[first : first + _BLOCK], dtype=np.float32)
-            codes, scales = quantize(block)
+            codes = quantize(block, self.scale)
             at = start + first
-            self.codes[at : at + len(block)], self.scales[at : at + len(block)] = codes, scales
-            restored = codes.astype(np.float32) * scales[:, None]
+            self.codes[at : at + len(block)] = codes
+            restored = codes.astype(np.float32) * np.float32(self.scale)
             residual = np.linalg.norm(block - restored, axis=1).max()
             self.max_residual = max(self.max_residual, float(residual))
             self.max_code_norm = max(
                 self.max_code_norm, float(np.linalg.norm(restored, axis=1).max())
             )
 
-    def scan(self, query: np.ndarray, size: int, threads: int = 1) -> tuple[np.ndarray, float]:
-        """Approximate relevance of rows [0, size) and the bound on every row's error."""
+    def scan(
+        self, query: np.ndarray, size: int, threads: int = 1
+    ) -> tuple[np.ndarray, float, float]:
+        """Integer dot products of rows [0, size) with the query's codes, the factor that
+        turns them into relevance, and the bound on every row's error in relevance."""
         query = np.asarray(query, dtype=np.float32)
-        (query_codes,), (query_scale,) = quantize(query[None, :])
-        restored = query_codes.astype(np.float32) * query_scale
+        query_scale = peak(query) / 127.0
+        query_codes = quantize(query, query_scale)
+        restored = query_codes.astype(np.float32) * np.float32(query_scale)
         query_residual = float(np.linalg.norm(query - restored))
-        out = self._out.buffer(1, size)
+        out = self._out.buffer(1, size)  # reused: a fresh million-row array costs page faults
         dot_into(out, query_codes[None, :], self.codes[:size], threads)
-        approx = out[0]  # in place: a fresh million-row array costs page faults
-        approx *= self.scales[:size]
-        approx *= np.float32(query_scale)
         eps = (
             self.max_residual * float(np.linalg.norm(query))
             + self.max_code_norm * query_residual
             + _ROUNDING
         )
-        return approx, eps
+        return out[0], self.scale * query_scale, eps
 
 
 def thread_choices() -> list[int]:

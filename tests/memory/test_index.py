@@ -151,11 +151,31 @@ def test_int8_error_never_exceeds_its_certified_bound() -> None:
     rng = np.random.default_rng(2)
     E = _adversarial_rows(rng)
     codes = Int8Codes(384, len(E))
-    codes.encode(0, E)
+    codes.encode(0, E, E)
     for q in [E[0], E[60], E[120], E[-1], _adversarial_rows(rng)[200]]:
-        approx, eps = codes.scan(q, len(E))
-        assert np.abs(approx - E @ q).max() <= eps
-        assert eps < 0.1  # spiky rows leave ~0.02 of residual each; the bound stays small
+        approx, factor, eps = codes.scan(q, len(E))
+        assert np.abs(factor * approx - E @ q).max() <= eps
+        # A fifth of these rows peak near 1, which sets the shared scale: the bound is ~0.11
+        # (0.012 on real embeddings); it costs re-ranked rows, never exactness.
+        assert eps < 0.12
+
+
+def test_int8_codes_grow_their_scale_when_appended_rows_need_it() -> None:
+    """Rows appended one by one with ever larger peaks: earlier rows are encoded again at the
+    larger scale, so the bound still holds for every row (none is clipped)."""
+    from memory.quantized import Int8Codes
+
+    rng = np.random.default_rng(4)
+    E = rng.standard_normal((40, 384)).astype(np.float32) * np.linspace(0.1, 1.0, 40)[:, None]
+    E[:, 0] = np.linspace(0.01, 0.9, 40)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    codes = Int8Codes(384, len(E))
+    for row in range(len(E)):
+        codes.encode(row, E[row : row + 1], E)
+    assert codes.scale >= np.abs(E).max() / 127
+    for q in (E[0], E[-1], rng.standard_normal(384).astype(np.float32)):
+        approx, factor, eps = codes.scan(q / np.linalg.norm(q), len(E))
+        assert np.abs(factor * approx - E @ (q / np.linalg.norm(q))).max() <= eps
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -294,7 +314,8 @@ def test_int8_scans_do_not_use_up_references_to_none() -> None:
 
     rng = np.random.default_rng(5)
     codes = Int8Codes(384, 50)
-    codes.encode(0, rng.standard_normal((50, 384)).astype(np.float32))
+    rows = rng.standard_normal((50, 384)).astype(np.float32)
+    codes.encode(0, rows, rows)
     query = rng.standard_normal(384).astype(np.float32)
     codes.scan(query, 50)
     before = sys.getrefcount(None)

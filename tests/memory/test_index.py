@@ -305,20 +305,22 @@ def test_cached_prior_and_growth_bounds_stay_exact_as_time_moves(step_hours: flo
         assert index.prior.builds >= 20
 
 
-def test_int8_scans_do_not_use_up_references_to_none() -> None:
-    """SimSIMD's cdist(out=...) returns None without a reference; unrepaid, a long-running
-    process aborted after ~8,000 retrievals (Python 3.11's None is not immortal)."""
+def test_int8_searches_do_not_use_up_references_to_none() -> None:
+    """SimSIMD's cdist(out=...) and wsum(out=...) return None without a reference; unrepaid,
+    a long-running process aborted after ~8,000 retrievals (Python 3.11's None is not
+    immortal)."""
     import sys
 
-    from memory.quantized import Int8Codes
-
+    n = 300
     rng = np.random.default_rng(5)
-    codes = Int8Codes(384, 50)
-    rows = rng.standard_normal((50, 384)).astype(np.float32)
-    codes.encode(0, rows, rows)
-    query = rng.standard_normal(384).astype(np.float32)
-    codes.scan(query, 50)
+    rows = rng.standard_normal((n, 384)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    index = OwnerIndex(384, 0.99, "int8")
+    last = rng.uniform(0, 10, n)
+    index.append([str(i) for i in range(n)], rows, np.ones(n), last, last, np.zeros(n), np.zeros(n))
+    query = rows[0]
+    index.search(query, (1.0, 1.0, 1.0), 5)
     before = sys.getrefcount(None)
     for _ in range(500):
-        codes.scan(query, 50)
+        index.search(query, (1.0, 1.0, 1.0), 5)
     assert sys.getrefcount(None) >= before - 5

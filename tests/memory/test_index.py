@@ -52,6 +52,41 @@ def test_top_k_matches_the_reference_through_repeated_retrievals(precision: str)
         now += 1.5
 
 
+def test_int8_search_stays_exact_past_the_block_path_as_appends_grow_the_scale() -> None:
+    """40,000 rows appended in four batches, each peaking higher (so earlier rows are
+    encoded again at a larger scale): the block paths for the extremes and the contenders
+    give the reference top-k through retrievals, touches and filtered candidates."""
+    rng = np.random.default_rng(12)
+    n, decay, weights = 40_000, 0.99, (0.5, 2.0, 3.0)
+    E = rng.standard_normal((n, 384)).astype(np.float32)
+    for batch in range(4):
+        E[batch * 10_000 : (batch + 1) * 10_000, batch] += 4.0 * (batch + 1)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    imp = rng.integers(1, 11, n).astype(np.float32)
+    last = rng.uniform(0, 720, n)
+    index = OwnerIndex(384, decay, "int8")
+    scales = []
+    for start in range(0, n, 10_000):
+        part = slice(start, start + 10_000)
+        ids = [str(i) for i in range(start, start + 10_000)]
+        index.append(ids, E[part], imp[part], last[part], last[part], np.zeros(10_000), 0)
+        assert index.codes is not None
+        scales.append(index.codes.scale)
+    assert scales == sorted(scales) and scales[0] < scales[-1]
+    now = 720.0
+    for step in range(6):
+        q = E[rng.integers(n)] * 0.3 + rng.standard_normal(384).astype(np.float32) * 0.05
+        q /= np.linalg.norm(q)
+        rows = np.sort(rng.choice(n, 30_000, replace=False)) if step % 2 else None
+        expected_rows, expected_scores = _reference(E, last, imp, q, now, weights, decay, rows)
+        top = index.search(q, weights, 10, rows)
+        assert top.rows.tolist() == expected_rows.tolist()
+        assert np.allclose(top.score, expected_scores, atol=1e-5)
+        index.touch(top.rows, now)
+        last[top.rows] = now
+        now += 1.5
+
+
 def test_filtered_candidates_are_normalised_over_themselves() -> None:
     rng = np.random.default_rng(3)
     n = 400

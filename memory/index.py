@@ -298,7 +298,10 @@ class OwnerIndex:
                 # other core, which would slow a two-thread scan timed right after it.
                 float_pass = partial(self._search_with, "float32", query, weights, k, None)
                 timings |= time_rounds({"float32": float_pass})
-            self._chooser = Chooser(timings, costly=frozenset({"float32"}))
+            # One scan thread is steady: nothing on the other core slows it (OpenBLAS threads
+            # left spinning by any float pass in the process stall two-thread scans by a
+            # scheduler tick, 4 ms, and one thread is then the better choice).
+            self._chooser = Chooser(timings, costly=frozenset({"float32"}), steady=frozenset({"1"}))
         return self._chooser.pick() if rows is None else self._chooser.best()
 
     def exact_relevance(

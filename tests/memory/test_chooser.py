@@ -75,3 +75,19 @@ def test_a_costly_option_far_behind_after_a_retiming_is_set_aside() -> None:
         picks.append(option)
         chooser.record(option, 0.010 if option == "int8" else 0.040)
     assert picks.count("float32") == 1  # re-timed once, 4x slower: set aside
+
+
+def test_a_steady_option_is_not_retimed_while_losing_and_wins_when_the_other_slows() -> None:
+    """One thread (steady) against two: two threads win, so one thread is never re-run on a
+    query (each re-run was a slow query); when two threads slow down (a spinning OpenBLAS
+    thread on the other core), the last timing of one thread makes it the choice."""
+    chooser = Chooser({"1": 0.0016, "2": 0.0010}, steady=frozenset({"1"}))
+    picks = []
+    for call in range(120):
+        option = chooser.pick()
+        picks.append(option)
+        two_threads = 0.0080 if 40 <= call < 60 else 0.0010
+        chooser.record(option, 0.0016 if option == "1" else two_threads)
+    assert picks[:40] == ["2"] * 40
+    assert picks[45:60].count("1") >= 10  # slowed two threads lose to one thread's timing
+    assert picks[-30:].count("2") >= 28  # two threads are re-timed and win again

@@ -25,33 +25,32 @@ def near_extremes(values: np.ndarray, window: float) -> tuple[np.ndarray, np.nda
     """
     full = values.size // _BLOCK * _BLOCK
     if full < 8 * _BLOCK:
-        return _near(values, values.min(), window, low=True), _near(
-            values, values.max(), window, low=False
-        )
+        low, high = float(values.min()), float(values.max())
+        return _beyond(values, low + window, low=True), _beyond(values, high - window, low=False)
     blocks, tail = values[:full].reshape(-1, _BLOCK), values[full:]
     block_low, block_high = blocks.min(axis=1), blocks.max(axis=1)
     low = min(float(block_low.min()), float(tail.min()) if tail.size else np.inf)
     high = max(float(block_high.max()), float(tail.max()) if tail.size else -np.inf)
-    hit_low = np.flatnonzero(block_low <= low + window)
-    hit_high = np.flatnonzero(block_high >= high - window)
-    near_low = _near_in_blocks(blocks, hit_low, low, window, low=True)
-    near_high = _near_in_blocks(blocks, hit_high, high, window, low=False)
     return (
-        np.concatenate([near_low, full + _near(tail, low, window, low=True)]),
-        np.concatenate([near_high, full + _near(tail, high, window, low=False)]),
+        _beyond_in_blocks(blocks, tail, block_low, low + window, low=True),
+        _beyond_in_blocks(blocks, tail, block_high, high - window, low=False),
     )
 
 
-def _near(values: np.ndarray, extreme: float, window: float, low: bool) -> np.ndarray:
-    return np.flatnonzero(values <= extreme + window if low else values >= extreme - window)
+def _beyond(values: np.ndarray, threshold: float, low: bool) -> np.ndarray:
+    """Positions at most `threshold` (`low`) or at least it."""
+    return np.flatnonzero(values <= threshold if low else values >= threshold)
 
 
-def _near_in_blocks(
-    blocks: np.ndarray, hit: np.ndarray, extreme: float, window: float, low: bool
+def _beyond_in_blocks(
+    blocks: np.ndarray, tail: np.ndarray, block_extreme: np.ndarray, threshold: float, low: bool
 ) -> np.ndarray:
-    """Rows of the `hit` blocks within `window` of `extreme`."""
-    where = _near(blocks[hit].ravel(), extreme, window, low)
-    return hit[where // _BLOCK] * _BLOCK + where % _BLOCK
+    """`_beyond` over the blocks and the tail after them, searching row by row only the
+    blocks whose extreme (minimum when `low`, else maximum) reaches `threshold`."""
+    hit = _beyond(block_extreme, threshold, low)
+    where = _beyond(blocks[hit].ravel(), threshold, low)
+    in_blocks = hit[where // _BLOCK] * _BLOCK + where % _BLOCK
+    return np.concatenate([in_blocks, blocks.size + _beyond(tail, threshold, low)])
 
 
 def contenders(ranking: np.ndarray, k: int, margin: float) -> np.ndarray:
@@ -69,13 +68,7 @@ def contenders(ranking: np.ndarray, k: int, margin: float) -> np.ndarray:
         block_best = blocks.max(axis=1)
         firsts = np.concatenate([block_best, tail])
         floor = float(np.partition(firsts, firsts.size - k)[firsts.size - k])
-        hit = np.flatnonzero(block_best >= floor - margin)
-        pool = np.concatenate(
-            [
-                _near_in_blocks(blocks, hit, floor, margin, low=False),
-                full + _near(tail, floor, margin, low=False),
-            ]
-        )
+        pool = _beyond_in_blocks(blocks, tail, block_best, floor - margin, low=False)
     values = ranking[pool]
     kth = float(np.partition(values, values.size - k)[values.size - k])
     return pool[values >= kth - margin]

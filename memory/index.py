@@ -263,9 +263,21 @@ class OwnerIndex:
         """Search by a float pass ("float32") or an int8 pass on `option` threads."""
         if option != "float32":
             assert self.codes is not None
-            approx, factor, eps = self.codes.scan(query, self.size, int(option))
-            picked = approx if rows is None else approx[rows]
-            return certified_top_k(self, query, picked, factor, eps, weights, k, rows)
+            scan = self.codes.scan(query, self.size, int(option))
+            if rows is None:
+                return certified_top_k(
+                    self,
+                    query,
+                    scan.approx,
+                    scan.factor,
+                    scan.eps,
+                    weights,
+                    k,
+                    None,
+                    scan.block_extremes,
+                )
+            picked = scan.approx[rows]
+            return certified_top_k(self, query, picked, scan.factor, scan.eps, weights, k, rows)
         relevance = self.relevance(query, rows)
         if self.dtype != np.float16:
             return self.score(relevance, weights, k, rows)

@@ -19,8 +19,11 @@ import functools
 import os
 import sys
 import threading
+from typing import NamedTuple
 
 import numpy as np
+
+from memory.kernels import int8_products_into, usable
 
 # Float32 rounding of s·t·(c·d) and of the caller's arithmetic on unit vectors.
 _ROUNDING = 1e-5
@@ -126,6 +129,17 @@ def peak(vectors: np.ndarray) -> float:
     return max(float(vectors.max()), -float(vectors.min())) if vectors.size else 0.0
 
 
+class FirstPass(NamedTuple):
+    """A scan's integer products, the factor that turns them into relevance, the bound on
+    every row's error in relevance, and each block's (`ranking.BLOCK` rows) minimum and
+    maximum product where the scan kept them."""
+
+    approx: np.ndarray
+    factor: float
+    eps: float
+    block_extremes: tuple[np.ndarray, np.ndarray] | None = None
+
+
 class Int8Codes:
     """Codes for rows [0, size) of an index at one shared scale, grown alongside it.
 
@@ -176,24 +190,27 @@ class Int8Codes:
                 self.max_code_norm, float(np.linalg.norm(restored, axis=1).max())
             )
 
-    def scan(
-        self, query: np.ndarray, size: int, threads: int = 1
-    ) -> tuple[np.ndarray, float, float]:
-        """Integer dot products of rows [0, size) with the query's codes, the factor that
-        turns them into relevance, and the bound on every row's error in relevance."""
-        query = np.asarray(query, dtype=np.float32)
-        query_scale = peak(query) / 127.0
-        query_codes = quantize(query, query_scale)
-        restored = query_codes.astype(np.float32) * np.float32(query_scale)
-        query_residual = float(np.linalg.norm(query - restored))
-        out = self._out.buffer(1, size)  # reused: a fresh million-row array costs page faults
-        dot_into(out, query_codes[None, :], self.codes[:size], threads)
-        eps = (
-            self.max_residual * float(np.linalg.norm(query))
-            + self.max_code_norm * query_residual
-            + _ROUNDING
-        )
-        return out[0], self.scale * query_scale, eps
+    def scan(self, query: np.ndarray, size: int, threads: int = 1) -> FirstPass:
+        """Integer dot products of rows [0, size) with the query's codes, and their bound."""
+        query_codes, query_scale, query_residual, query_norm = encode_query(query)
+        out = self._out.buffer(1, size)  # reused: a fresh million-row array page-faults
+        extremes = None
+        if usable(self.dimension):
+            extremes = int8_products_into(out[0], self.codes[:size], query_codes, threads)
+        else:
+            dot_into(out, query_codes[None, :], self.codes[:size], threads)
+        eps = self.max_residual * query_norm + self.max_code_norm * query_residual + _ROUNDING
+        return FirstPass(out[0], self.scale * query_scale, eps, extremes)
+
+
+def encode_query(query: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+    """The query's int8 codes, their scale, the residual's norm and the query's norm."""
+    query = np.asarray(query, dtype=np.float32)
+    query_scale = peak(query) / 127.0
+    query_codes = quantize(query, query_scale)
+    restored = query_codes.astype(np.float32) * np.float32(query_scale)
+    residual = float(np.linalg.norm(query - restored))
+    return query_codes, query_scale, residual, float(np.linalg.norm(query))
 
 
 def thread_choices() -> list[int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 # Rows per block: of 512-4096, the fastest at a million rows (by ~0.15 ms).
-_BLOCK = 2048
+BLOCK = 2048
 
 
 def bounds(values: np.ndarray) -> tuple[float, float]:
@@ -16,21 +16,31 @@ def bounds(values: np.ndarray) -> tuple[float, float]:
     return low, (span if span > 1e-12 * max(1.0, abs(high)) else 0.0)
 
 
-def near_extremes(values: np.ndarray, window: float) -> tuple[np.ndarray, np.ndarray]:
+def near_extremes(
+    values: np.ndarray,
+    window: float,
+    block_extremes: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Positions within `window` of the minimum and of the maximum.
 
-    By blocks: each block's minimum and maximum cost about what the two global ones do, and
-    only the few blocks that reach within `window` of an extreme are searched row by row
-    instead of two compare passes over every row.
+    By blocks: each block's minimum and maximum cost about what the two global ones do (or
+    nothing, when the scan kept them: `block_extremes`, the minimum and maximum of every
+    block of BLOCK values, the last one maybe short), and only the few blocks that reach
+    within `window` of an extreme are searched row by row.
     """
-    full = values.size // _BLOCK * _BLOCK
-    if full < 8 * _BLOCK:
+    full = values.size // BLOCK * BLOCK
+    if full < 8 * BLOCK:
         low, high = float(values.min()), float(values.max())
         return _beyond(values, low + window, low=True), _beyond(values, high - window, low=False)
-    blocks, tail = values[:full].reshape(-1, _BLOCK), values[full:]
-    block_low, block_high = blocks.min(axis=1), blocks.max(axis=1)
-    low = min(float(block_low.min()), float(tail.min()) if tail.size else np.inf)
-    high = max(float(block_high.max()), float(tail.max()) if tail.size else -np.inf)
+    blocks, tail = values[:full].reshape(-1, BLOCK), values[full:]
+    if block_extremes is None:
+        block_low, block_high = blocks.min(axis=1), blocks.max(axis=1)
+        low = min(float(block_low.min()), float(tail.min()) if tail.size else np.inf)
+        high = max(float(block_high.max()), float(tail.max()) if tail.size else -np.inf)
+    else:
+        lows, highs = block_extremes
+        block_low, block_high = lows[: len(blocks)], highs[: len(blocks)]
+        low, high = float(lows.min()), float(highs.max())
     return (
         _beyond_in_blocks(blocks, tail, block_low, low + window, low=True),
         _beyond_in_blocks(blocks, tail, block_high, high - window, low=False),
@@ -49,7 +59,7 @@ def _beyond_in_blocks(
     blocks whose extreme (minimum when `low`, else maximum) reaches `threshold`."""
     hit = _beyond(block_extreme, threshold, low)
     where = _beyond(blocks[hit].ravel(), threshold, low)
-    in_blocks = hit[where // _BLOCK] * _BLOCK + where % _BLOCK
+    in_blocks = hit[where // BLOCK] * BLOCK + where % BLOCK
     return np.concatenate([in_blocks, blocks.size + _beyond(tail, threshold, low)])
 
 
@@ -60,11 +70,11 @@ def contenders(ranking: np.ndarray, k: int, margin: float) -> np.ndarray:
     rows) and, with hundreds of blocks, close to it: only blocks whose maximum reaches it
     minus `margin` are searched row by row, and the true k-th is found among those rows.
     """
-    full = ranking.size // _BLOCK * _BLOCK
-    if full < 8 * _BLOCK or full // _BLOCK < k:
+    full = ranking.size // BLOCK * BLOCK
+    if full < 8 * BLOCK or full // BLOCK < k:
         pool = np.arange(ranking.size)
     else:
-        blocks, tail = ranking[:full].reshape(-1, _BLOCK), ranking[full:]
+        blocks, tail = ranking[:full].reshape(-1, BLOCK), ranking[full:]
         block_best = blocks.max(axis=1)
         firsts = np.concatenate([block_best, tail])
         floor = float(np.partition(firsts, firsts.size - k)[firsts.size - k])

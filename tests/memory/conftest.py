@@ -13,6 +13,18 @@ import pytest
 
 from lm.fakes import HashEmbeddings
 from memory import ChromaStore, InMemoryStore, ManualClock, MemoryStream, StreamConfig
+from memory.kernels import compiled_kernels
+
+
+@pytest.fixture(params=["simsimd", "kernel"])
+def int8_scan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test with each int8 scan: SimSIMD's and, where this CPU can run it, the
+    compiled kernel (`test_int8_kernel_is_built_where_the_cpu_can_run_it` fails if a CPU
+    that can goes without)."""
+    if request.param == "kernel" and compiled_kernels() is None:
+        pytest.skip("no int8 kernel here (see `memory.kernels.compiled_kernels`)")
+    monkeypatch.setenv("MINDSTREAM_KERNELS", "1" if request.param == "kernel" else "0")
+    return str(request.param)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import pytest
 
 from memory.anchors import project_build, project_retrieve
 from memory.index import OwnerIndex
+from memory.quantized import Int8Codes
 
 
 def _reference(E, last, imp, q, now, weights, decay, rows=None):  # type: ignore[no-untyped-def]
@@ -52,7 +53,9 @@ def test_top_k_matches_the_reference_through_repeated_retrievals(precision: str)
         now += 1.5
 
 
-def test_int8_search_stays_exact_past_the_block_path_as_appends_grow_the_scale() -> None:
+def test_int8_search_stays_exact_past_the_block_path_as_appends_grow_the_scale(
+    int8_scan: str,
+) -> None:
     """40,000 rows appended in four batches, each peaking higher (so earlier rows are
     encoded again at a larger scale): the block paths for the extremes and the contenders
     give the reference top-k through retrievals, touches and filtered candidates."""
@@ -147,7 +150,7 @@ def test_half_precision_relevance_of_filtered_rows(share: float) -> None:
 )
 @pytest.mark.parametrize("precision", ["float16", "int8"])
 def test_approximate_first_passes_are_exact_on_near_ties(
-    spread: float, n: int, score_tolerance: float, precision: str
+    spread: float, n: int, score_tolerance: float, precision: str, int8_scan: str
 ) -> None:
     """Rows whose float16 relevance differs by less than the scan error are ranked by their
     float32 values: nearly flat relevance (re-scored in full) and close relevance (re-scored
@@ -181,27 +184,25 @@ def _adversarial_rows(rng: np.random.Generator) -> np.ndarray:
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def test_int8_error_never_exceeds_its_certified_bound() -> None:
-    from memory.quantized import Int8Codes
-
+def test_int8_error_never_exceeds_its_certified_bound(int8_scan: str) -> None:
     rng = np.random.default_rng(2)
     E = _adversarial_rows(rng)
     codes = Int8Codes(384, len(E))
     codes.encode(0, E, E)
     for q in [E[0], E[60], E[120], E[-1], _adversarial_rows(rng)[200]]:
-        approx, factor, eps = codes.scan(q, len(E))
-        assert np.abs(factor * approx - E @ q).max() <= eps
+        scan = codes.scan(q, len(E))
+        assert np.abs(scan.factor * scan.approx - E @ q).max() <= scan.eps
         # Fifty of these rows peak near 1 and set the shared scale: the bound reaches ~0.11
         # (0.05 with a scale per row, 0.012 on real embeddings); that costs re-ranked rows,
         # never exactness.
-        assert eps < 0.12
+        assert scan.eps < 0.12
 
 
-def test_int8_codes_grow_their_scale_when_appended_rows_need_it() -> None:
+def test_int8_codes_grow_their_scale_when_appended_rows_need_it(
+    int8_scan: str,
+) -> None:
     """Rows appended one by one with ever larger peaks: earlier rows are encoded again at the
     larger scale, so the bound still holds for every row (none is clipped)."""
-    from memory.quantized import Int8Codes
-
     rng = np.random.default_rng(4)
     E = rng.standard_normal((40, 384)).astype(np.float32) * np.linspace(0.1, 1.0, 40)[:, None]
     E[:, 0] = np.linspace(0.01, 0.9, 40)
@@ -214,12 +215,12 @@ def test_int8_codes_grow_their_scale_when_appended_rows_need_it() -> None:
     assert len(scales) >= 3  # earlier rows were encoded again at least twice
     assert codes.scale >= np.abs(E).max() / 127
     for q in (E[0], E[-1], rng.standard_normal(384).astype(np.float32)):
-        approx, factor, eps = codes.scan(q / np.linalg.norm(q), len(E))
-        assert np.abs(factor * approx - E @ (q / np.linalg.norm(q))).max() <= eps
+        scan = codes.scan(q / np.linalg.norm(q), len(E))
+        assert np.abs(scan.factor * scan.approx - E @ (q / np.linalg.norm(q))).max() <= scan.eps
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_int8_search_is_exact_on_adversarial_rows_and_ties(seed: int) -> None:
+def test_int8_search_is_exact_on_adversarial_rows_and_ties(seed: int, int8_scan: str) -> None:
     """Duplicated rows tie on relevance, equal importance and recency make whole groups tie:
     the int8 path returns the same top-k scores as the float32 path."""
     rng = np.random.default_rng(seed)
@@ -364,3 +365,40 @@ def test_int8_searches_do_not_use_up_references_to_none() -> None:
     for _ in range(500):
         index.search(query, (1.0, 1.0, 1.0), 5)
     assert sys.getrefcount(None) >= before - 5
+
+
+@pytest.mark.parametrize("size", [1, 5, 2048, 2049, 8 * 2048 + 3, 40_000])
+def test_int8_kernel_gives_exact_products_and_block_extremes(size: int) -> None:
+    """The kernel against numpy: every row's product with the query codes, and each block's
+    minimum and maximum, on one thread and split over two at a block boundary."""
+    from memory.kernels import compiled_kernels, int8_products_into
+    from memory.ranking import BLOCK
+
+    if compiled_kernels() is None:
+        pytest.skip("no int8 kernel here (see `memory.kernels.compiled_kernels`)")
+    rng = np.random.default_rng(size)
+    codes = rng.integers(-127, 128, (size, 384), dtype=np.int8)
+    codes[: min(size, 2)] = [[127], [-127]][: min(size, 2)]  # the extreme codes
+    query = rng.integers(-127, 128, 384, dtype=np.int8)
+    query[:3] = [127, -127, 127]
+    want = codes.astype(np.int64) @ query.astype(np.int64)
+    for threads in (1, 2):
+        out = np.full(size, np.nan, dtype=np.float32)
+        lows, highs = int8_products_into(out, codes, query, threads)
+        assert out.tolist() == want.tolist()
+        starts = range(0, size, BLOCK)
+        assert lows.tolist() == [want[s : s + BLOCK].min() for s in starts]
+        assert highs.tolist() == [want[s : s + BLOCK].max() for s in starts]
+
+
+def test_int8_kernel_is_built_where_the_cpu_can_run_it() -> None:
+    """A CPU with AVX-512 BW and VNNI gets the kernel: an install that failed to compile it
+    would otherwise only show as a slower scan."""
+    from pathlib import Path
+
+    from memory.kernels import compiled_kernels
+
+    flags = Path("/proc/cpuinfo").read_text().split() if Path("/proc/cpuinfo").exists() else []
+    if not {"avx512f", "avx512bw", "avx512_vnni"} <= set(flags):
+        pytest.skip("this CPU cannot run the int8 kernel")
+    assert compiled_kernels() is not None

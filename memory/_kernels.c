@@ -1,0 +1,100 @@
+/* The int8 first pass of the certified search (memory/kernels.py loads it by ctypes).
+ *
+ * Why not SimSIMD's int8 scan alone: at a million rows the search is a race for memory
+ * bandwidth, and SimSIMD reads one row at a time and leaves prefetching to the hardware.
+ * This kernel reads four rows at a time with every line prefetched 4 KB ahead, and keeps
+ * each block's minimum and maximum product, which the search needs next and would
+ * otherwise find in another pass over the output. VNNI (vpdpbusd) multiplies unsigned by
+ * signed bytes, so the row codes c are flipped to c + 128 and 128·Σd taken off the sum.
+ * Built with target attributes, so the module loads on any x86-64 CPU;
+ * `ms_kernels_supported` says whether this one can run it.
+ */
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define MS_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define MS_ROWS 4
+#define MS_PREFETCH 4096
+
+int ms_kernels_supported(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vnni");
+}
+
+MS_TARGET static inline __m512i ms_load(const int8_t *p) {
+    return _mm512_xor_si512(_mm512_loadu_si512(p), _mm512_set1_epi8((char)0x80)); /* c + 128 */
+}
+
+MS_TARGET static inline float ms_row(const int8_t *p, const int8_t *query, size_t chunks,
+                                     int32_t offset) {
+    __m512i acc = _mm512_setzero_si512();
+    for (size_t j = 0; j < chunks; j++)
+        acc = _mm512_dpbusd_epi32(acc, ms_load(p + 64 * j),
+                                  _mm512_loadu_si512(query + 64 * j));
+    return (float)(_mm512_reduce_add_epi32(acc) + offset);
+}
+
+/* Four rows from p: their products c·d (exact in float32, |c·d| < 2^24) into out[0..3],
+   and their minimum and maximum folded into *low and *high. */
+MS_TARGET static inline void ms_four(const int8_t *p, size_t row_bytes, const int8_t *query,
+                                     size_t chunks, int32_t offset, float *out, float *low,
+                                     float *high) {
+    for (size_t c = 0; c < MS_ROWS * row_bytes; c += 64)
+        _mm_prefetch((const char *)(p + MS_PREFETCH + c), _MM_HINT_T0);
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t j = 0; j < chunks; j++) {
+        __m512i q = _mm512_loadu_si512(query + 64 * j);
+        const int8_t *c = p + 64 * j;
+        a0 = _mm512_dpbusd_epi32(a0, ms_load(c), q);
+        a1 = _mm512_dpbusd_epi32(a1, ms_load(c + row_bytes), q);
+        a2 = _mm512_dpbusd_epi32(a2, ms_load(c + 2 * row_bytes), q);
+        a3 = _mm512_dpbusd_epi32(a3, ms_load(c + 3 * row_bytes), q);
+    }
+    out[0] = (float)(_mm512_reduce_add_epi32(a0) + offset);
+    out[1] = (float)(_mm512_reduce_add_epi32(a1) + offset);
+    out[2] = (float)(_mm512_reduce_add_epi32(a2) + offset);
+    out[3] = (float)(_mm512_reduce_add_epi32(a3) + offset);
+    for (int i = 0; i < MS_ROWS; i++) {
+        *low = out[i] < *low ? out[i] : *low;
+        *high = out[i] > *high ? out[i] : *high;
+    }
+}
+
+/* out[r] = c_r·d for rows [first, first + count) of `dim` codes each (a multiple of 64),
+   and lows[b], highs[b] the minimum and maximum of out over each block b of `block` rows
+   (the last one may be short); `first` is a multiple of `block`. */
+MS_TARGET void ms_dot8(const int8_t *codes, size_t first, size_t count,
+                       const int8_t *query, size_t dim, float *out, size_t block, float *lows,
+                       float *highs) {
+    size_t chunks = dim / 64, end = first + count;
+    int32_t query_sum = 0;
+    for (size_t i = 0; i < dim; i++) query_sum += query[i];
+    const int32_t offset = -128 * query_sum;
+    for (size_t start = first; start < end; start += block) {
+        size_t stop = start + block < end ? start + block : end, r = start;
+        float low = 3.4e38f, high = -3.4e38f;
+        for (; r + MS_ROWS <= stop; r += MS_ROWS)
+            ms_four(codes + r * dim, dim, query, chunks, offset, out + r, &low, &high);
+        for (; r < stop; r++) {
+            out[r] = ms_row(codes + r * dim, query, chunks, offset);
+            low = out[r] < low ? out[r] : low;
+            high = out[r] > high ? out[r] : high;
+        }
+        lows[start / block] = low;
+        highs[start / block] = high;
+    }
+}
+#else
+int ms_kernels_supported(void) { return 0; }
+void ms_dot8(const int8_t *codes, size_t first, size_t count,
+             const int8_t *query, size_t dim, float *out, size_t block, float *lows,
+             float *highs) {}
+#endif
+
+/* A module only so that setuptools builds and installs the shared library. */
+static struct PyModuleDef ms_module = {PyModuleDef_HEAD_INIT, "_kernels", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&ms_module); }

@@ -264,20 +264,11 @@ class OwnerIndex:
         if option != "float32":
             assert self.codes is not None
             scan = self.codes.scan(query, self.size, int(option))
-            if rows is None:
-                return certified_top_k(
-                    self,
-                    query,
-                    scan.approx,
-                    scan.factor,
-                    scan.eps,
-                    weights,
-                    k,
-                    None,
-                    scan.block_extremes,
-                )
-            picked = scan.approx[rows]
-            return certified_top_k(self, query, picked, scan.factor, scan.eps, weights, k, rows)
+            picked = scan.approx if rows is None else scan.approx[rows]
+            extremes = scan.block_extremes if rows is None else None  # of every row, not these
+            return certified_top_k(
+                self, query, picked, scan.factor, scan.eps, weights, k, rows, extremes
+            )
         relevance = self.relevance(query, rows)
         if self.dtype != np.float16:
             return self.score(relevance, weights, k, rows)

@@ -192,7 +192,7 @@ class Int8Codes:
 
     def scan(self, query: np.ndarray, size: int, threads: int = 1) -> FirstPass:
         """Integer dot products of rows [0, size) with the query's codes, and their bound."""
-        query_codes, query_scale, query_residual, query_norm = encode_query(query)
+        query_codes, query_scale, query_residual, query_norm = _encode_query(query)
         out = self._out.buffer(1, size)  # reused: a fresh million-row array page-faults
         extremes = None
         if usable(self.dimension):
@@ -203,7 +203,7 @@ class Int8Codes:
         return FirstPass(out[0], self.scale * query_scale, eps, extremes)
 
 
-def encode_query(query: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+def _encode_query(query: np.ndarray) -> tuple[np.ndarray, float, float, float]:
     """The query's int8 codes, their scale, the residual's norm and the query's norm."""
     query = np.asarray(query, dtype=np.float32)
     query_scale = peak(query) / 127.0

@@ -2,10 +2,11 @@
  *
  * Why not SimSIMD's int8 scan alone: at a million rows the search is a race for memory
  * bandwidth, and SimSIMD reads one row at a time and leaves prefetching to the hardware.
- * This kernel reads four rows at a time with every line prefetched 4 KB ahead, and keeps
- * each block's minimum and maximum product, which the search needs next and would
- * otherwise find in another pass over the output. VNNI (vpdpbusd) multiplies unsigned by
- * signed bytes, so the row codes c are flipped to c + 128 and 128·Σd taken off the sum.
+ * This kernel reads four rows at a time with every line prefetched 4 KB ahead, and
+ * summarises each block of its output while it is in cache (minimum, maximum, and the
+ * maximum of a guessed ranking), which the search needs next and would otherwise find in
+ * passes over the output. VNNI (vpdpbusd) multiplies unsigned by signed bytes, so the row
+ * codes c are flipped to c + 128 and 128·Σd taken off the sum.
  * Built with target attributes, so the module loads on any x86-64 CPU;
  * `ms_kernels_supported` says whether this one can run it.
  */
@@ -38,11 +39,9 @@ MS_TARGET static inline float ms_row(const int8_t *p, const int8_t *query, size_
     return (float)(_mm512_reduce_add_epi32(acc) + offset);
 }
 
-/* Four rows from p: their products c·d (exact in float32, |c·d| < 2^24) into out[0..3],
-   and their minimum and maximum folded into *low and *high. */
+/* Four rows from p: their products c·d (exact in float32, |c·d| < 2^24) into out[0..3]. */
 MS_TARGET static inline void ms_four(const int8_t *p, size_t row_bytes, const int8_t *query,
-                                     size_t chunks, int32_t offset, float *out, float *low,
-                                     float *high) {
+                                     size_t chunks, int32_t offset, float *out) {
     for (size_t c = 0; c < MS_ROWS * row_bytes; c += 64)
         _mm_prefetch((const char *)(p + MS_PREFETCH + c), _MM_HINT_T0);
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
@@ -58,41 +57,55 @@ MS_TARGET static inline void ms_four(const int8_t *p, size_t row_bytes, const in
     out[1] = (float)(_mm512_reduce_add_epi32(a1) + offset);
     out[2] = (float)(_mm512_reduce_add_epi32(a2) + offset);
     out[3] = (float)(_mm512_reduce_add_epi32(a3) + offset);
-    for (int i = 0; i < MS_ROWS; i++) {
-        *low = out[i] < *low ? out[i] : *low;
-        *high = out[i] > *high ? out[i] : *high;
+}
+
+/* The minimum and maximum of out[0..n) and, with a prior, the maximum of
+   slope·out[r] + prior[r] (one rounding: fused multiply-add), sixteen rows at a time. */
+MS_TARGET static void ms_summarize(const float *out, size_t n, const float *prior, float slope,
+                                   float *low, float *high, float *rank) {
+    const __m512 none = _mm512_set1_ps(3.4e38f), factor = _mm512_set1_ps(slope);
+    __m512 lo = none, hi = _mm512_sub_ps(_mm512_setzero_ps(), none), best = hi;
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 in = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(in, out + i);
+        lo = _mm512_mask_min_ps(lo, in, lo, v);
+        hi = _mm512_mask_max_ps(hi, in, hi, v);
+        if (prior) {
+            __m512 ranked = _mm512_fmadd_ps(factor, v, _mm512_maskz_loadu_ps(in, prior + i));
+            best = _mm512_mask_max_ps(best, in, best, ranked);
+        }
     }
+    *low = _mm512_reduce_min_ps(lo);
+    *high = _mm512_reduce_max_ps(hi);
+    if (prior) *rank = _mm512_reduce_max_ps(best);
 }
 
 /* out[r] = c_r·d for rows [first, first + count) of `dim` codes each (a multiple of 64),
    and lows[b], highs[b] the minimum and maximum of out over each block b of `block` rows
-   (the last one may be short); `first` is a multiple of `block`. */
+   (the last one may be short); `first` is a multiple of `block`. With a `prior`, also
+   ranks[b] = the block's maximum of slope·out[r] + prior[r]: a guess at the ranking that
+   bounds the true one (certified.py), so the search needs no pass to rank every row. */
 MS_TARGET void ms_dot8(const int8_t *codes, size_t first, size_t count,
                        const int8_t *query, size_t dim, float *out, size_t block, float *lows,
-                       float *highs) {
+                       float *highs, const float *prior, float slope, float *ranks) {
     size_t chunks = dim / 64, end = first + count;
     int32_t query_sum = 0;
     for (size_t i = 0; i < dim; i++) query_sum += query[i];
     const int32_t offset = -128 * query_sum;
     for (size_t start = first; start < end; start += block) {
-        size_t stop = start + block < end ? start + block : end, r = start;
-        float low = 3.4e38f, high = -3.4e38f;
+        size_t stop = start + block < end ? start + block : end, r = start, b = start / block;
         for (; r + MS_ROWS <= stop; r += MS_ROWS)
-            ms_four(codes + r * dim, dim, query, chunks, offset, out + r, &low, &high);
-        for (; r < stop; r++) {
-            out[r] = ms_row(codes + r * dim, query, chunks, offset);
-            low = out[r] < low ? out[r] : low;
-            high = out[r] > high ? out[r] : high;
-        }
-        lows[start / block] = low;
-        highs[start / block] = high;
+            ms_four(codes + r * dim, dim, query, chunks, offset, out + r);
+        for (; r < stop; r++) out[r] = ms_row(codes + r * dim, query, chunks, offset);
+        ms_summarize(out + start, stop - start, prior ? prior + start : NULL, slope, lows + b,
+                     highs + b, prior ? ranks + b : NULL);
     }
 }
 #else
 int ms_kernels_supported(void) { return 0; }
 void ms_dot8(const int8_t *codes, size_t first, size_t count,
              const int8_t *query, size_t dim, float *out, size_t block, float *lows,
-             float *highs) {}
+             float *highs, const float *prior, float slope, float *ranks) {}
 #endif
 
 /* A module only so that setuptools builds and installs the shared library. */

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memory.quantized import scale_add_into
-from memory.ranking import bounds, contenders, minmax, near_extremes
+from memory.ranking import (
+    BlockSummary,
+    bounds,
+    contenders,
+    contenders_by_summary,
+    minmax,
+    near_extremes,
+)
 
 if TYPE_CHECKING:
     from memory.index import OwnerIndex, Scored
@@ -108,6 +115,34 @@ def prior_into(
     return out
 
 
+def int8_search(
+    index: OwnerIndex,
+    query: np.ndarray,
+    threads: int,
+    weights: tuple[float, float, float],
+    k: int,
+    rows: np.ndarray | None,
+) -> Scored:
+    """The certified top k after an int8 pass over every row.
+
+    Over the whole index the scan also ranks rows by blocks with the cached prior and the
+    last search's span of relevance (a guess: a wrong one costs time, never a row).
+    """
+    codes = index.codes
+    assert codes is not None
+    if rows is not None:
+        scan = codes.scan(query, index.size, threads)
+        picked = scan.approx[rows]
+        return certified_top_k(index, query, picked, scan.factor, scan.eps, weights, k, rows)
+    prior = _prior(index, weights, None, index.size)
+    hint = index.relevance_span_hint
+    ranked = prior[0] if hint else None
+    scan = codes.scan(query, index.size, threads, ranked, weights[2] / hint if hint else 0.0)
+    return certified_top_k(
+        index, query, scan.approx, scan.factor, scan.eps, weights, k, None, scan.summary, prior
+    )
+
+
 def certified_top_k(
     index: OwnerIndex,
     query: np.ndarray,
@@ -117,10 +152,12 @@ def certified_top_k(
     weights: tuple[float, float, float],
     k: int,
     rows: np.ndarray | None,
-    block_extremes: tuple[np.ndarray, np.ndarray] | None = None,
+    summary: BlockSummary | None = None,
+    prior: tuple[np.ndarray, float] | None = None,
 ) -> Scored:
     """Top-k from relevance factor·approx known to within eps per row, re-scoring only rows
-    that could still reach it (`block_extremes`: of approx, when the scan kept them).
+    that could still reach it (`summary`: of approx by blocks, when the scan kept one;
+    `prior`: the one it ranked with, and its error).
 
     The true extremes lie within 2·eps of the approximate ones, so those rows give the exact
     min-max; then each row's normalised score is off by at most delta = w_rel·eps/span, and a
@@ -129,17 +166,24 @@ def certified_top_k(
     if approx.size == 0:
         return index.score(approx, weights, k, rows)
     window = 2 * eps / factor if factor else np.inf
-    near_low, near_high = near_extremes(approx, window, block_extremes)
+    near_low, near_high = near_extremes(approx, window, summary)
     extremes = np.concatenate([near_low, near_high])
     exact_extremes = index.exact_relevance(query, rows, extremes)
     _, r_span = bounds(exact_extremes)
     if r_span <= 2 * eps:  # relevance (nearly) flat: re-score everything exactly
         return index.score(index.exact_relevance(query, rows, None), weights, k, rows)
-    prior, error = _prior(index, weights, rows, approx.size)
-    ranking = approx  # in place: the scan's own buffer, and a new 4 MB array costs page faults
-    scale_add_into(ranking, weights[2] * factor / r_span, prior)
-    delta = weights[2] * eps / r_span + error
-    candidates = contenders(ranking, min(k, ranking.size), 2 * delta)
+    if rows is None:
+        index.relevance_span_hint = r_span
+    prior_values, error = prior or _prior(index, weights, rows, approx.size)
+    slope = weights[2] * factor / r_span
+    margin = 2 * (weights[2] * eps / r_span + error)
+    k = min(k, approx.size)
+    if summary is not None and summary.ranks is not None:
+        candidates = contenders_by_summary(approx, prior_values, slope, summary, k, margin)
+    else:
+        ranking = approx  # in place: the scan's own buffer; a new 4 MB array page-faults
+        scale_add_into(ranking, slope, prior_values)
+        candidates = contenders(ranking, k, margin)
     exact = index.exact_relevance(query, rows, candidates)
     return index.score_subset(candidates, exact, exact_extremes, weights, k, rows)
 

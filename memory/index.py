@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memory.certified import Prior, certified_top_k
+from memory.certified import Prior, certified_top_k, int8_search
 from memory.chooser import Chooser, time_rounds
 from memory.errors import EmbeddingShapeError
 from memory.quantized import (
@@ -74,6 +74,7 @@ class OwnerIndex:
         self._measured_at = 0
         self.scratch = Scratch()
         self.prior = Prior()
+        self.relevance_span_hint = 0.0  # the last search's: the next scan's ranking guess
         self.version = 0  # bumped when every growth value changes (a rebase)
         self._growth_bounds: tuple[float, float] | None = None
         self.size = 0
@@ -262,13 +263,7 @@ class OwnerIndex:
     ) -> Scored:
         """Search by a float pass ("float32") or an int8 pass on `option` threads."""
         if option != "float32":
-            assert self.codes is not None
-            scan = self.codes.scan(query, self.size, int(option))
-            picked = scan.approx if rows is None else scan.approx[rows]
-            extremes = scan.block_extremes if rows is None else None  # of every row, not these
-            return certified_top_k(
-                self, query, picked, scan.factor, scan.eps, weights, k, rows, extremes
-            )
+            return int8_search(self, query, int(option), weights, k, rows)
         relevance = self.relevance(query, rows)
         if self.dtype != np.float16:
             return self.score(relevance, weights, k, rows)

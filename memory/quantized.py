@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from memory.kernels import int8_products_into, usable
+from memory.ranking import BlockSummary
 
 # Float32 rounding of s·t·(c·d) and of the caller's arithmetic on unit vectors.
 _ROUNDING = 1e-5
@@ -131,13 +132,13 @@ def peak(vectors: np.ndarray) -> float:
 
 class FirstPass(NamedTuple):
     """A scan's integer products, the factor that turns them into relevance, the bound on
-    every row's error in relevance, and each block's (`ranking.BLOCK` rows) minimum and
-    maximum product where the scan kept them."""
+    every row's error in relevance, and the products' summary by blocks where the scan kept
+    one."""
 
     approx: np.ndarray
     factor: float
     eps: float
-    block_extremes: tuple[np.ndarray, np.ndarray] | None = None
+    summary: BlockSummary | None = None
 
 
 class Int8Codes:
@@ -190,17 +191,31 @@ class Int8Codes:
                 self.max_code_norm, float(np.linalg.norm(restored, axis=1).max())
             )
 
-    def scan(self, query: np.ndarray, size: int, threads: int = 1) -> FirstPass:
-        """Integer dot products of rows [0, size) with the query's codes, and their bound."""
+    def scan(
+        self,
+        query: np.ndarray,
+        size: int,
+        threads: int = 1,
+        prior: np.ndarray | None = None,
+        weight: float = 0.0,
+    ) -> FirstPass:
+        """Integer dot products of rows [0, size) with the query's codes, and their bound.
+
+        Given the search's `prior`, the compiled scan also ranks rows by
+        weight·relevance + prior per block (`weight`: a guess at w_rel/span of relevance).
+        """
         query_codes, query_scale, query_residual, query_norm = _encode_query(query)
         out = self._out.buffer(1, size)  # reused: a fresh million-row array page-faults
-        extremes = None
+        factor = self.scale * query_scale
+        summary = None
         if usable(self.dimension):
-            extremes = int8_products_into(out[0], self.codes[:size], query_codes, threads)
+            summary = int8_products_into(
+                out[0], self.codes[:size], query_codes, threads, prior, weight * factor
+            )
         else:
             dot_into(out, query_codes[None, :], self.codes[:size], threads)
         eps = self.max_residual * query_norm + self.max_code_norm * query_residual + _ROUNDING
-        return FirstPass(out[0], self.scale * query_scale, eps, extremes)
+        return FirstPass(out[0], factor, eps, summary)
 
 
 def _encode_query(query: np.ndarray) -> tuple[np.ndarray, float, float, float]:

@@ -367,28 +367,35 @@ def test_int8_searches_do_not_use_up_references_to_none() -> None:
     assert sys.getrefcount(None) >= before - 5
 
 
-@pytest.mark.parametrize("size", [1, 5, 2048, 2049, 8 * 2048 + 3, 40_000])
-def test_int8_kernel_gives_exact_products_and_block_extremes(size: int) -> None:
+@pytest.mark.parametrize("size", [1, 5, 64, 65, 16_384 + 3, 40_000])
+def test_int8_kernel_gives_exact_products_and_block_summaries(size: int) -> None:
     """The kernel against numpy: every row's product with the query codes, and each block's
-    minimum and maximum, on one thread and split over two at a block boundary."""
-    from memory.kernels import compiled_kernels, int8_products_into
-    from memory.ranking import BLOCK
+    minimum, maximum and ranking guess, on one thread and split over two at a block boundary."""
+    from memory.kernels import int8_products_into, kernels
 
-    if compiled_kernels() is None:
-        pytest.skip("no int8 kernel here (see `memory.kernels.compiled_kernels`)")
+    if kernels() is None:
+        pytest.skip("no int8 kernel here or MINDSTREAM_KERNELS=0 (see `memory.kernels`)")
     rng = np.random.default_rng(size)
     codes = rng.integers(-127, 128, (size, 384), dtype=np.int8)
     codes[: min(size, 2)] = [[127], [-127]][: min(size, 2)]  # the extreme codes
     query = rng.integers(-127, 128, 384, dtype=np.int8)
     query[:3] = [127, -127, 127]
+    prior = rng.uniform(0, 2.5, size).astype(np.float32)
     want = codes.astype(np.int64) @ query.astype(np.int64)
     for threads in (1, 2):
         out = np.full(size, np.nan, dtype=np.float32)
-        lows, highs = int8_products_into(out, codes, query, threads)
+        summary = int8_products_into(out, codes, query, threads, prior, 1e-6)
         assert out.tolist() == want.tolist()
-        starts = range(0, size, BLOCK)
-        assert lows.tolist() == [want[s : s + BLOCK].min() for s in starts]
-        assert highs.tolist() == [want[s : s + BLOCK].max() for s in starts]
+        block = summary.size
+        starts = range(0, size, block)
+        assert summary.lows.tolist() == [want[s : s + block].min() for s in starts]
+        assert summary.highs.tolist() == [want[s : s + block].max() for s in starts]
+        ranks = np.float32(summary.slope) * want.astype(np.float32) + prior
+        assert summary.ranks is not None
+        np.testing.assert_allclose(
+            summary.ranks, [ranks[s : s + block].max() for s in starts], rtol=1e-6
+        )
+        assert int8_products_into(out, codes, query, threads).ranks is None
 
 
 def test_int8_kernel_is_built_where_the_cpu_can_run_it() -> None:

@@ -26,6 +26,9 @@ from memory.ranking import (
 if TYPE_CHECKING:
     from memory.index import OwnerIndex, Scored
 
+# Rows re-scored first, nearest each approximate extreme: their exact values rule out most of
+# the rest.
+_FIRST_LOOK = 4
 # Float32 rounding in the approximate ranking (relative to the sum of the weights).
 RANKING_ROUNDING = 1e-5
 # A cached prior is rebuilt once the recency span has moved this much (relative): staleness
@@ -36,10 +39,11 @@ _PRIOR_DRIFT_LIMIT = 1e-4
 class Prior:
     """w_rec·recency + w_imp·importance of every row, min-max normalised, in float32.
 
-    Built with the growth bounds of its time; the span changes a little with every retrieval
-    (touched rows become the most recent), which shifts rows by at most
-    w_rec·|span/span_built − 1| relative to each other, so a slightly stale prior stays usable
-    with that much more margin. Appends and rebases rebuild it; touches update their rows.
+    Built with the growth bounds of its time; they change a little with every retrieval
+    (touched rows become the most recent), which moves a row's recency term by at most
+    w_rec·(|span/span_built − 1| + |low − low_built|/span_built), so a slightly stale prior
+    stays usable with that much more margin. Appends and rebases rebuild it; touches update
+    their rows.
     """
 
     def __init__(self) -> None:
@@ -51,23 +55,24 @@ class Prior:
         self.builds = 0
 
     def get(self, index: OwnerIndex, w_rec: float, w_imp: float) -> tuple[np.ndarray, float]:
-        """The prior and how far, at most, staleness moves one row against another."""
+        """The prior and how far, at most, staleness moves a row's value."""
         g_low, g_span = index.growth_bounds()
         with self._lock:
             key = (w_rec, w_imp, index.size, index.version)
-            drift = self._drift(w_rec, g_span)
+            drift = self._drift(w_rec, g_low, g_span)
             if self._array is None or self._key != key or drift > abs(w_rec) * _PRIOR_DRIFT_LIMIT:
                 self._build(index, w_rec, w_imp, g_low, g_span)
                 self._key, drift = key, 0.0
             assert self._array is not None
             return self._array, drift
 
-    def _drift(self, w_rec: float, g_span: float) -> float:
-        if not w_rec or g_span == self._g_span:
+    def _drift(self, w_rec: float, g_low: float, g_span: float) -> float:
+        if not w_rec or (g_span, g_low) == (self._g_span, self._g_low):
             return 0.0
         if not g_span or not self._g_span:
             return float("inf")
-        return abs(w_rec) * abs(g_span / self._g_span - 1.0)
+        moved = abs(g_span / self._g_span - 1.0) + abs(g_low - self._g_low) / self._g_span
+        return abs(w_rec) * moved
 
     def _build(
         self, index: OwnerIndex, w_rec: float, w_imp: float, g_low: float, g_span: float
@@ -104,9 +109,9 @@ def prior_into(
     w_rec: float,
     w_imp: float,
 ) -> np.ndarray:
-    """out = w_rec·(growth − g_low)/g_span + w_imp·importance_norm, in float32 (recency drops
-    out when its span is 0)."""
-    out[:] = 0.0
+    """out = w_rec·(growth − g_low)/g_span + w_imp·importance_norm, in float32 (recency is 0.5
+    when its span is 0, as in the score)."""
+    out[:] = 0.0 if g_span else 0.5 * w_rec
     if w_rec and g_span:
         np.subtract(growth, np.float32(g_low), out=out)
         out *= np.float32(w_rec / g_span)
@@ -159,33 +164,105 @@ def certified_top_k(
     that could still reach it (`summary`: of approx by blocks, when the scan kept one;
     `prior`: the one it ranked with, and its error).
 
-    The true extremes lie within 2·eps of the approximate ones, so those rows give the exact
-    min-max; then each row's normalised score is off by at most delta = w_rel·eps/span, and a
-    row below the approximate k-th minus 2·delta cannot win.
+    The true extremes lie within 2·eps of the approximate ones (`_exact_extremes` re-scores
+    far fewer); then each row's normalised score is off by at most delta = w_rel·eps/span,
+    and a row below the approximate k-th minus 2·delta cannot win (`_exact_top_k` re-scores
+    far fewer).
     """
     if approx.size == 0:
         return index.score(approx, weights, k, rows)
-    window = 2 * eps / factor if factor else np.inf
-    near_low, near_high = near_extremes(approx, window, summary)
-    extremes = np.concatenate([near_low, near_high])
-    exact_extremes = index.exact_relevance(query, rows, extremes)
-    _, r_span = bounds(exact_extremes)
+    exact_extremes = _exact_extremes(index, query, rows, approx, factor, eps, summary)
+    r_low, r_span = bounds(exact_extremes)
     if r_span <= 2 * eps:  # relevance (nearly) flat: re-score everything exactly
         return index.score(index.exact_relevance(query, rows, None), weights, k, rows)
     if rows is None:
         index.relevance_span_hint = r_span
     prior_values, error = prior or _prior(index, weights, rows, approx.size)
     slope = weights[2] * factor / r_span
-    margin = 2 * (weights[2] * eps / r_span + error)
+    delta = weights[2] * eps / r_span + error
     k = min(k, approx.size)
     if summary is not None and summary.ranks is not None:
-        candidates = contenders_by_summary(approx, prior_values, slope, summary, k, margin)
+        candidates = contenders_by_summary(approx, prior_values, slope, summary, k, 2 * delta)
+        ranking = np.float32(slope) * approx[candidates] + prior_values[candidates]
     else:
-        ranking = approx  # in place: the scan's own buffer; a new 4 MB array page-faults
-        scale_add_into(ranking, slope, prior_values)
-        candidates = contenders(ranking, k, margin)
-    exact = index.exact_relevance(query, rows, candidates)
-    return index.score_subset(candidates, exact, exact_extremes, weights, k, rows)
+        scale_add_into(approx, slope, prior_values)  # in place: a new 4 MB array page-faults
+        candidates = contenders(approx, k, 2 * delta)
+        ranking = approx[candidates]
+    # ranking − shift is each candidate's score to within delta
+    shift = weights[2] * r_low / r_span
+    return _exact_top_k(
+        index, query, rows, candidates, ranking - shift, delta, exact_extremes, weights, k
+    )
+
+
+def _exact_extremes(
+    index: OwnerIndex,
+    query: np.ndarray,
+    rows: np.ndarray | None,
+    approx: np.ndarray,
+    factor: float,
+    eps: float,
+    summary: BlockSummary | None,
+) -> np.ndarray:
+    """The exact minimum and maximum relevance.
+
+    Every row within 2·eps of an approximate extreme could hold the true one, but once the
+    few most extreme rows are re-scored, only rows whose bound reaches past the best exact
+    value so far can: within about eps, a small part of the tail."""
+    window = 2 * eps / factor if factor else np.inf
+    near_low, near_high = near_extremes(approx, window, summary)
+    low = _exact_extreme(index, query, rows, approx[near_low] * factor, near_low, eps, True)
+    high = _exact_extreme(index, query, rows, approx[near_high] * factor, near_high, eps, False)
+    return np.array([low, high], dtype=np.float32)
+
+
+def _exact_extreme(
+    index: OwnerIndex,
+    query: np.ndarray,
+    rows: np.ndarray | None,
+    estimate: np.ndarray,
+    near: np.ndarray,
+    eps: float,
+    low: bool,
+) -> float:
+    """The exact minimum (`low`) or maximum of relevance over rows `near`, whose relevance is
+    `estimate` to within eps."""
+    order = np.argsort(estimate if low else -estimate, kind="stable")
+    first, rest = order[:_FIRST_LOOK], order[_FIRST_LOOK:]
+    exact = index.exact_relevance(query, rows, near[first])
+    best = float(exact.min() if low else exact.max())
+    rest = rest[estimate[rest] - eps <= best] if low else rest[estimate[rest] + eps >= best]
+    if rest.size:
+        more = index.exact_relevance(query, rows, near[rest])
+        best = min(best, float(more.min())) if low else max(best, float(more.max()))
+    return best
+
+
+def _exact_top_k(
+    index: OwnerIndex,
+    query: np.ndarray,
+    rows: np.ndarray | None,
+    candidates: np.ndarray,
+    estimate: np.ndarray,
+    delta: float,
+    exact_extremes: np.ndarray,
+    weights: tuple[float, float, float],
+    k: int,
+) -> Scored:
+    """The top k among `candidates`, whose scores are `estimate` to within delta.
+
+    The k best by estimate are scored exactly first; their k-th exact score is at most the
+    true k-th, so only candidates whose estimate reaches it minus delta can still win."""
+    order = np.argsort(-estimate, kind="stable")
+    first, rest = order[:k], order[k:]
+    exact = index.exact_relevance(query, rows, candidates[first])
+    best = index.score_subset(candidates[first], exact, exact_extremes, weights, k, rows)
+    rest = rest[estimate[rest] >= float(best.score.min()) - delta] if best.score.size else rest
+    if rest.size == 0:
+        return best
+    picked = np.concatenate([first, rest])
+    exact = np.concatenate([exact, index.exact_relevance(query, rows, candidates[rest])])
+    return index.score_subset(candidates[picked], exact, exact_extremes, weights, k, rows)
 
 
 def _prior(
@@ -195,8 +272,7 @@ def _prior(
     size: int,
 ) -> tuple[np.ndarray, float]:
     """The ranking's query-independent part (recency and importance) of every candidate, and
-    the most rounding and a stale prior can move one row against another beyond what eps
-    covers."""
+    the most rounding and a stale prior can move a row's value beyond what eps covers."""
     w_rec, w_imp, _ = weights
     rounding = RANKING_ROUNDING * sum(map(abs, weights))
     g_low, g_span = index.growth_bounds() if rows is None else bounds(index.growth32[rows])

@@ -211,31 +211,19 @@ def _exact_extremes(
     value so far can: within about eps, a small part of the tail."""
     window = 2 * eps / factor if factor else np.inf
     near_low, near_high = near_extremes(approx, window, summary)
-    low = _exact_extreme(index, query, rows, approx[near_low] * factor, near_low, eps, True)
-    high = _exact_extreme(index, query, rows, approx[near_high] * factor, near_high, eps, False)
+    low_side, high_side = approx[near_low] * factor, approx[near_high] * factor
+    low_order = np.argsort(low_side, kind="stable")
+    high_order = np.argsort(-high_side, kind="stable")
+    first = np.concatenate([near_low[low_order[:_FIRST_LOOK]], near_high[high_order[:_FIRST_LOOK]]])
+    exact = index.exact_relevance(query, rows, first)
+    low, high = float(exact.min()), float(exact.max())
+    low_rest = low_order[_FIRST_LOOK:][low_side[low_order[_FIRST_LOOK:]] - eps <= low]
+    high_rest = high_order[_FIRST_LOOK:][high_side[high_order[_FIRST_LOOK:]] + eps >= high]
+    if low_rest.size or high_rest.size:
+        rest = np.concatenate([near_low[low_rest], near_high[high_rest]])
+        more = index.exact_relevance(query, rows, rest)
+        low, high = min(low, float(more.min())), max(high, float(more.max()))
     return np.array([low, high], dtype=np.float32)
-
-
-def _exact_extreme(
-    index: OwnerIndex,
-    query: np.ndarray,
-    rows: np.ndarray | None,
-    estimate: np.ndarray,
-    near: np.ndarray,
-    eps: float,
-    low: bool,
-) -> float:
-    """The exact minimum (`low`) or maximum of relevance over rows `near`, whose relevance is
-    `estimate` to within eps."""
-    order = np.argsort(estimate if low else -estimate, kind="stable")
-    first, rest = order[:_FIRST_LOOK], order[_FIRST_LOOK:]
-    exact = index.exact_relevance(query, rows, near[first])
-    best = float(exact.min() if low else exact.max())
-    rest = rest[estimate[rest] - eps <= best] if low else rest[estimate[rest] + eps >= best]
-    if rest.size:
-        more = index.exact_relevance(query, rows, near[rest])
-        best = min(best, float(more.min())) if low else max(best, float(more.max()))
-    return best
 
 
 def _exact_top_k(

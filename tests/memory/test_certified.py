@@ -64,13 +64,15 @@ def test_a_cached_prior_is_within_its_drift_of_a_fresh_one(second_oldest: float)
 
 
 def test_near_ties_under_flat_recency_keep_the_int8_top_k_exact(int8_scan: str) -> None:
-    """Thirty rows a hair apart in relevance, closer than the int8 codes can tell: the exact
-    scores decide among them, so estimates must sit where the scores do."""
+    """Thirty rows a hair apart in relevance at the top and thirty at the bottom, closer than
+    the int8 codes can tell: exact values decide the extremes and the top k, so estimates must
+    sit where the scores do."""
     n, weights = 30_000, (0.5, 0.0, 3.0)
     rng = np.random.default_rng(8)
     E = rng.standard_normal((n, 384)).astype(np.float32)
     base = E[0] / np.linalg.norm(E[0])
     E[:30] = base + 0.004 * rng.standard_normal((30, 384)).astype(np.float32)
+    E[30:60] = -base + 0.004 * rng.standard_normal((30, 384)).astype(np.float32)  # the minimum
     E /= np.linalg.norm(E, axis=1, keepdims=True)
     imp, last = np.ones(n, np.float32), np.full(n, 10.0)
     index = OwnerIndex(384, 0.99, "int8")
@@ -80,3 +82,26 @@ def test_near_ties_under_flat_recency_keep_the_int8_top_k_exact(int8_scan: str) 
         top = index.search(q, weights, 10)
         assert top.rows.tolist() == expected_rows.tolist()
         assert np.allclose(top.score, expected_scores, atol=1e-5)
+
+
+def test_exact_extremes_are_found_among_near_ties_at_both_ends(int8_scan: str) -> None:
+    """Thirty rows a hair apart at each end of relevance: the minimum and maximum that set the
+    min-max range must be the exact ones, not those of the rows the codes rank first."""
+    from memory.certified import _exact_extremes
+
+    n = 30_000
+    rng = np.random.default_rng(9)
+    E = rng.standard_normal((n, 384)).astype(np.float32)
+    base = E[0] / np.linalg.norm(E[0])
+    E[:30] = base + 0.004 * rng.standard_normal((30, 384)).astype(np.float32)
+    E[30:60] = -base + 0.004 * rng.standard_normal((30, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    last = np.full(n, 10.0)
+    index = OwnerIndex(384, 0.99, "int8")
+    index.append([str(i) for i in range(n)], E, np.ones(n), last, last, np.zeros(n), np.zeros(n))
+    assert index.codes is not None
+    scan = index.codes.scan(base, n)
+    found = _exact_extremes(index, base, None, scan.approx, scan.factor, scan.eps, scan.summary)
+    relevance = E.astype(np.float64) @ base.astype(np.float64)
+    # float32 rounding apart; a row missed among the ties would be ~1e-4 off
+    assert np.abs(found - [relevance.min(), relevance.max()]).max() < 2e-6

@@ -271,7 +271,8 @@ def _prior(
         prior, drift = index.prior.get(index, w_rec, w_imp)
         return prior, rounding + drift
     (term,) = index.scratch.buffer(1, size)
-    importance_norm = minmax(index.importance[rows])
+    # unused without an importance weight: no pass over the candidates' importance then
+    importance_norm = minmax(index.importance[rows]) if w_imp else np.empty(0, np.float32)
     return prior_into(
         term, index.growth32[rows], g_low, g_span, importance_norm, w_rec, w_imp
     ), rounding

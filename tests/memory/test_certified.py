@@ -33,8 +33,8 @@ def _index(n: int, last: np.ndarray, seed: int) -> tuple[OwnerIndex, np.ndarray,
 @pytest.mark.parametrize("second_oldest", [5.5, 50.0])
 def test_a_cached_prior_is_within_its_drift_of_a_fresh_one(second_oldest: float) -> None:
     """The oldest row is touched just after the newest, so both growth bounds move up by the
-    same amount: the span is unchanged, the low is not (by a twentieth of the rebuild limit,
-    or well past it)."""
+    same amount: the span is unchanged, the low is not (by half the rebuild limit, so the
+    cached prior is kept and its drift must cover the move, or well past it)."""
     from memory.certified import prior_into
 
     n, w_rec, w_imp = 2000, 0.5, 2.0

@@ -21,6 +21,7 @@ from memory.ranking import (
     contenders_by_summary,
     minmax,
     near_extremes,
+    ranking_at,
 )
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ def certified_top_k(
     k = min(k, approx.size)
     if summary is not None and summary.ranks is not None:
         candidates = contenders_by_summary(approx, prior_values, slope, summary, k, 2 * delta)
-        ranking = np.float32(slope) * approx[candidates] + prior_values[candidates]
+        ranking = ranking_at(approx, prior_values, slope, candidates)
     else:
         scale_add_into(approx, slope, prior_values)  # in place: a new 4 MB array page-faults
         candidates = contenders(approx, k, 2 * delta)

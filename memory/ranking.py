@@ -129,12 +129,13 @@ def contenders_by_summary(
     if bound.size > k:
         first = np.sort(np.argpartition(bound, bound.size - k)[bound.size - k :])
     sample = _rows_of(first, summary.size, approx.size)
-    floor = _kth_largest(_rank(approx, prior, slope, sample), k)
+    floor = _kth_largest(ranking_at(approx, prior, slope, sample), k)
     pool = _rows_of(np.flatnonzero(bound >= floor - margin), summary.size, approx.size)
-    return _within(pool, _rank(approx, prior, slope, pool), k, margin)
+    return _within(pool, ranking_at(approx, prior, slope, pool), k, margin)
 
 
-def _rank(approx: np.ndarray, prior: np.ndarray, slope: float, rows: np.ndarray) -> np.ndarray:
+def ranking_at(approx: np.ndarray, prior: np.ndarray, slope: float, rows: np.ndarray) -> np.ndarray:
+    """The ranking slope·approx + prior of `rows`, in float32 as the search compares it."""
     return np.float32(slope) * approx[rows] + prior[rows]
 
 

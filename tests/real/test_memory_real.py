@@ -87,3 +87,38 @@ def test_langchain_retriever_on_real_embeddings(week_stream) -> None:  # type: i
     )
     docs = retriever.invoke("espresso machine repair")
     assert any("espresso" in d.page_content for d in docs)
+
+
+SHARED_BOOK = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "openbookqa"
+
+
+@pytest.mark.skipif(not SHARED_BOOK.is_dir(), reason="shared data not beside the repository")
+@pytest.mark.parametrize("kernels", ["1", "0"])
+def test_int8_search_equals_float32_on_real_embeddings(
+    real_embedder, kernels: str, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The OpenBookQA book embedded by MiniLM, dev questions as queries: the int8 first pass
+    (compiled kernel with its block summary and ranking guess, or SimSIMD's scan) returns the
+    float32 top 10 and scores, query after query with touches in between."""
+    import numpy as np
+
+    from memory.index import OwnerIndex
+    from mindstream.experiments.openbookqa import load_book, load_split
+
+    monkeypatch.setenv("MINDSTREAM_KERNELS", kernels)
+    book = load_book(SHARED_BOOK)
+    vectors = real_embedder.embed_array(book).astype(np.float32)
+    queries = real_embedder.embed_array([q.stem for q in load_split("dev", SHARED_BOOK)[:20]])
+    rng = np.random.default_rng(0)
+    n = len(book)
+    importance, last = rng.integers(1, 11, n).astype(np.float32), rng.uniform(0, 720, n)
+    indexes = [OwnerIndex(vectors.shape[1], 0.99, precision) for precision in ("float32", "int8")]
+    for index in indexes:
+        ids = [str(i) for i in range(n)]
+        index.append(ids, vectors, importance, last, last, np.zeros(n), np.zeros(n))
+    for step, query in enumerate(queries.astype(np.float32)):
+        exact, first_pass = (index.search(query, (0.5, 2.0, 3.0), 10) for index in indexes)
+        assert first_pass.rows.tolist() == exact.rows.tolist()
+        assert np.allclose(first_pass.score, exact.score, atol=1e-5)
+        for index in indexes:
+            index.touch(exact.rows, 720.0 + step)

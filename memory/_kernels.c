@@ -101,9 +101,78 @@ MS_TARGET void ms_dot8(const int8_t *codes, size_t first, size_t count,
                      highs + b, prior ? ranks + b : NULL);
     }
 }
+
+/* Seven-bit codes: a row of `dim` codes c in [-63, 63] is stored as c + 64 in 7 bits, eight
+   codes per 7 bytes, so a pass reads 7/8 of the int8 bytes. VBMI spreads each 7-byte group
+   over a quadword (vpermb) and cuts out its eight 7-bit fields (vpmultishiftqb). The query
+   comes in two int8 halves, d = 128·high + low, so its own rounding adds almost nothing to
+   the bound; each product is exact in int32. Rows need 8 readable bytes after their end. */
+#define MS_SEVEN_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni,avx512vbmi")))
+
+int ms_seven_supported(void) {
+    return ms_kernels_supported() && __builtin_cpu_supports("avx512vbmi");
+}
+
+MS_SEVEN_TARGET static inline __m512i ms_unpack7(const uint8_t *p) {
+    const __m512i order = _mm512_set_epi8(
+        55, 55, 54, 53, 52, 51, 50, 49, 48, 48, 47, 46, 45, 44, 43, 42, 41, 41, 40, 39, 38, 37,
+        36, 35, 34, 34, 33, 32, 31, 30, 29, 28, 27, 27, 26, 25, 24, 23, 22, 21, 20, 20, 19, 18,
+        17, 16, 15, 14, 13, 13, 12, 11, 10, 9, 8, 7, 6, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i shifts = _mm512_set1_epi64(0x312A231C150E0700LL); /* 0, 7, ..., 49 */
+    __m512i spread = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(p));
+    return _mm512_and_si512(_mm512_multishift_epi64_epi8(shifts, spread), _mm512_set1_epi8(0x7F));
+}
+
+/* Rows [0, rows) from p (at most MS_ROWS): 128·(c·high) + c·low, less the offset, into out. */
+MS_SEVEN_TARGET static inline void ms_rows7(const uint8_t *p, size_t rows, size_t row_bytes,
+                                            const int8_t *query, size_t chunks, int32_t offset,
+                                            float *out) {
+    for (size_t c = 0; c < rows * row_bytes; c += 64)
+        _mm_prefetch((const char *)(p + MS_PREFETCH + c), _MM_HINT_T0);
+    __m512i high[MS_ROWS], low[MS_ROWS];
+    for (size_t r = 0; r < MS_ROWS; r++) high[r] = low[r] = _mm512_setzero_si512();
+    for (size_t j = 0; j < chunks; j++) {
+        __m512i h = _mm512_loadu_si512(query + 64 * j);
+        __m512i l = _mm512_loadu_si512(query + 64 * (chunks + j));
+        for (size_t r = 0; r < rows; r++) {
+            __m512i codes = ms_unpack7(p + r * row_bytes + 56 * j);
+            high[r] = _mm512_dpbusd_epi32(high[r], codes, h);
+            low[r] = _mm512_dpbusd_epi32(low[r], codes, l);
+        }
+    }
+    for (size_t r = 0; r < rows; r++)
+        out[r] = (float)(_mm512_reduce_add_epi32(
+                             _mm512_add_epi32(_mm512_slli_epi32(high[r], 7), low[r])) +
+                         offset);
+}
+
+/* As ms_dot8 for seven-bit codes (rows of dim / 8 · 7 bytes) and a two-part query of 2·dim
+   bytes (high, then low). */
+MS_SEVEN_TARGET void ms_dot7(const uint8_t *codes, size_t first, size_t count,
+                             const int8_t *query, size_t dim, float *out, size_t block,
+                             float *lows, float *highs, const float *prior, float slope,
+                             float *ranks) {
+    size_t chunks = dim / 64, end = first + count, row_bytes = dim / 8 * 7;
+    int32_t high_sum = 0, low_sum = 0;
+    for (size_t i = 0; i < dim; i++) high_sum += query[i], low_sum += query[dim + i];
+    const int32_t offset = -64 * (128 * high_sum + low_sum);
+    for (size_t start = first; start < end; start += block) {
+        size_t stop = start + block < end ? start + block : end, b = start / block;
+        for (size_t r = start; r < stop; r += MS_ROWS) {
+            size_t rows = stop - r < MS_ROWS ? stop - r : MS_ROWS;
+            ms_rows7(codes + r * row_bytes, rows, row_bytes, query, chunks, offset, out + r);
+        }
+        ms_summarize(out + start, stop - start, prior ? prior + start : NULL, slope, lows + b,
+                     highs + b, prior ? ranks + b : NULL);
+    }
+}
 #else
 int ms_kernels_supported(void) { return 0; }
+int ms_seven_supported(void) { return 0; }
 void ms_dot8(const int8_t *codes, size_t first, size_t count,
+             const int8_t *query, size_t dim, float *out, size_t block, float *lows,
+             float *highs, const float *prior, float slope, float *ranks) {}
+void ms_dot7(const uint8_t *codes, size_t first, size_t count,
              const int8_t *query, size_t dim, float *out, size_t block, float *lows,
              float *highs, const float *prior, float slope, float *ranks) {}
 #endif

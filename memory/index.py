@@ -31,6 +31,7 @@ from memory.quantized import (
 )
 from memory.ranking import bounds as _bounds
 from memory.ranking import minmax
+from memory.sevenbit import grown_codes
 
 Column = Sequence[float] | Sequence[int] | np.ndarray
 # Growing copies every row, so capacity grows geometrically (amortised O(1) appends) and
@@ -114,7 +115,7 @@ class OwnerIndex:
             getattr(self, name)[: self.size] = array[: self.size]
         if getattr(self, "codes", None) is not None:
             assert self.codes is not None
-            self.codes.resize(capacity, self.size)
+            self.codes = grown_codes(self.codes, capacity, self.size, self.embeddings)
         self.capacity = capacity
         self._torch_view = None
         self._importance_cache: np.ndarray | None = None

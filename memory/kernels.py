@@ -16,6 +16,7 @@ import functools
 import importlib.util
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -48,10 +49,17 @@ def compiled_kernels() -> ctypes.CDLL | None:
     library = ctypes.CDLL(spec.origin)
     if not library.ms_kernels_supported():
         return None
-    library.ms_dot8.argtypes = [_POINTER, _SIZE, _SIZE, _POINTER, _SIZE, _POINTER, _SIZE]
-    library.ms_dot8.argtypes += [_POINTER, _POINTER, _POINTER, ctypes.c_float, _POINTER]
-    library.ms_dot8.restype = None
+    for function in (library.ms_dot8, library.ms_dot7):
+        function.argtypes = [_POINTER, _SIZE, _SIZE, _POINTER, _SIZE, _POINTER, _SIZE]
+        function.argtypes += [_POINTER, _POINTER, _POINTER, ctypes.c_float, _POINTER]
+        function.restype = None
     return library
+
+
+def seven_bit_kernels() -> ctypes.CDLL | None:
+    """The kernel, where this CPU can also run its seven-bit scan (AVX-512 VBMI)."""
+    library = kernels()
+    return library if library is not None and library.ms_seven_supported() else None
 
 
 def usable(dimension: int) -> bool:
@@ -77,14 +85,48 @@ def int8_products_into(
     threads each takes whole blocks."""
     library = kernels()
     assert library is not None and codes.flags.c_contiguous
-    slope = float(np.float32(slope))  # as the kernel takes it, so bounds use the same value
     size, dimension = codes.shape
+    query = np.ascontiguousarray(query_codes, dtype=np.int8)
+    return _scan(library.ms_dot8, codes, size, dimension, query, out, threads, prior, slope)
+
+
+def seven_bit_products_into(
+    out: np.ndarray,
+    packed: np.ndarray,
+    size: int,
+    query_parts: np.ndarray,
+    threads: int,
+    prior: np.ndarray | None = None,
+    slope: float = 0.0,
+) -> BlockSummary:
+    """As `int8_products_into` for `size` rows of seven-bit codes (`sevenbit.pack`) and a
+    query in two int8 parts, high then low: out = c·(128·high + low)."""
+    library = seven_bit_kernels()
+    dimension = query_parts.size // 2
+    assert library is not None and packed.flags.c_contiguous
+    assert packed.size >= size * dimension // 8 * 7 + 8  # the kernel reads 8 bytes past a row
+    query = np.ascontiguousarray(query_parts, dtype=np.int8)
+    return _scan(library.ms_dot7, packed, size, dimension, query, out, threads, prior, slope)
+
+
+def _scan(
+    function: Any,
+    codes: np.ndarray,
+    size: int,
+    dimension: int,
+    query: np.ndarray,
+    out: np.ndarray,
+    threads: int,
+    prior: np.ndarray | None,
+    slope: float,
+) -> BlockSummary:
+    slope = float(np.float32(slope))  # as the kernel takes it, so bounds use the same value
     blocks = -(-size // SCAN_BLOCK)
     lows, highs = np.empty(blocks, np.float32), np.empty(blocks, np.float32)
     ranks = None if prior is None else np.empty(blocks, np.float32)
-    query = np.ascontiguousarray(query_codes, dtype=np.int8)
     if prior is not None:
         assert prior.dtype == np.float32 and prior.flags.c_contiguous and prior.size >= size
+    assert out.dtype == np.float32 and out.size >= size
     inputs = (codes.ctypes.data, query.ctypes.data, out.ctypes.data)
     outputs = (lows.ctypes.data, highs.ctypes.data)
     ranking = (None if prior is None else prior.ctypes.data, slope)
@@ -92,7 +134,7 @@ def int8_products_into(
 
     def part(first: int, count: int) -> None:
         codes_at, query_at, out_at = inputs
-        library.ms_dot8(
+        function(
             codes_at,
             first,
             count,

@@ -27,7 +27,7 @@ from memory.kernels import int8_products_into, usable
 from memory.ranking import BlockSummary
 
 # Float32 rounding of s·t·(c·d) and of the caller's arithmetic on unit vectors.
-_ROUNDING = 1e-5
+ROUNDING = 1e-5
 _EXACT_INT_LIMIT = 2**24
 _BLOCK = 16_384
 _SCALE_GROWTH = 1.1
@@ -118,11 +118,12 @@ def _give_back_none_reference() -> None:
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(None))
 
 
-def quantize(vectors: np.ndarray, scale: float) -> np.ndarray:
-    """Symmetric int8 codes of `vectors` at one scale (x ≈ scale·c); scale 0 gives zeros."""
+def quantize(vectors: np.ndarray, scale: float, limit: int = 127) -> np.ndarray:
+    """Symmetric int8 codes in [-limit, limit] of `vectors` at one scale (x ≈ scale·c);
+    scale 0 gives zeros."""
     if not scale:
         return np.zeros(vectors.shape, dtype=np.int8)
-    return np.rint(vectors / np.float32(scale)).clip(-127, 127).astype(np.int8)
+    return np.rint(vectors / np.float32(scale)).clip(-limit, limit).astype(np.int8)
 
 
 def peak(vectors: np.ndarray) -> float:
@@ -151,11 +152,13 @@ class Int8Codes:
     embeddings, 0.0150 against 0.0137 on random unit vectors).
     """
 
+    LIMIT = 127  # codes lie in [-LIMIT, LIMIT]
+
     def __init__(self, dimension: int, capacity: int) -> None:
         if dimension * 127 * 127 >= _EXACT_INT_LIMIT:
             raise ValueError(f"dimension {dimension} is too large for exact int8 products")
         self.dimension = dimension
-        self.codes = np.zeros((capacity, dimension), dtype=np.int8)
+        self.codes: np.ndarray = np.zeros((capacity, dimension), dtype=np.int8)
         self.scale = 0.0
         self.max_residual = 0.0
         self.max_code_norm = 0.0
@@ -170,7 +173,7 @@ class Int8Codes:
         """Encode rows [start, start + len(vectors)); `earlier` holds rows [0, start), which
         are encoded again when the new rows need a larger scale (by at least a tenth, so a
         stream of one-by-one appends rarely pays for it)."""
-        needed = peak(vectors) / 127.0
+        needed = peak(vectors) / self.LIMIT
         if needed > self.scale:
             grown = max(needed, _SCALE_GROWTH * self.scale)
             self.scale, self.max_residual, self.max_code_norm = grown, 0.0, 0.0
@@ -181,15 +184,17 @@ class Int8Codes:
         # In blocks: whole-matrix temporaries of a million rows cost seconds in page faults.
         for first in range(0, len(vectors), _BLOCK):
             block = np.asarray(vectors[first : first + _BLOCK], dtype=np.float32)
-            codes = quantize(block, self.scale)
-            at = start + first
-            self.codes[at : at + len(block)] = codes
+            codes = quantize(block, self.scale, self.LIMIT)
+            self._store(start + first, codes)
             restored = codes.astype(np.float32) * np.float32(self.scale)
             residual = np.linalg.norm(block - restored, axis=1).max()
             self.max_residual = max(self.max_residual, float(residual))
             self.max_code_norm = max(
                 self.max_code_norm, float(np.linalg.norm(restored, axis=1).max())
             )
+
+    def _store(self, at: int, codes: np.ndarray) -> None:
+        self.codes[at : at + len(codes)] = codes
 
     def scan(
         self,
@@ -214,7 +219,7 @@ class Int8Codes:
             )
         else:
             dot_into(out, query_codes[None, :], self.codes[:size], threads)
-        eps = self.max_residual * query_norm + self.max_code_norm * query_residual + _ROUNDING
+        eps = self.max_residual * query_norm + self.max_code_norm * query_residual + ROUNDING
         return FirstPass(out[0], factor, eps, summary)
 
 

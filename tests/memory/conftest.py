@@ -13,17 +13,23 @@ import pytest
 
 from lm.fakes import HashEmbeddings
 from memory import ChromaStore, InMemoryStore, ManualClock, MemoryStream, StreamConfig
-from memory.kernels import compiled_kernels
+from memory.kernels import compiled_kernels, seven_bit_kernels
 
 
-@pytest.fixture(params=["simsimd", "kernel"])
+@pytest.fixture(params=["simsimd", "kernel", "seven"])
 def int8_scan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Runs a test with each int8 scan: SimSIMD's and, where this CPU can run it, the
-    compiled kernel (`test_int8_kernel_is_built_where_the_cpu_can_run_it` fails if a CPU
-    that can goes without)."""
-    if request.param == "kernel" and compiled_kernels() is None:
-        pytest.skip("no int8 kernel here (see `memory.kernels.compiled_kernels`)")
-    monkeypatch.setenv("MINDSTREAM_KERNELS", "1" if request.param == "kernel" else "0")
+    """Runs a test with each first pass: SimSIMD's int8 scan and, where this CPU can run
+    them, the compiled kernel's int8 scan and its seven-bit one, here from the first row
+    (`test_int8_kernel_is_built_where_the_cpu_can_run_it` fails if a CPU that can goes
+    without)."""
+    compiled = request.param != "simsimd"
+    if compiled and compiled_kernels() is None:
+        pytest.skip("no compiled kernel here (see `memory.kernels.compiled_kernels`)")
+    monkeypatch.setenv("MINDSTREAM_KERNELS", "1" if compiled else "0")
+    if request.param == "seven":
+        if seven_bit_kernels() is None:
+            pytest.skip("this CPU cannot run the seven-bit scan (AVX-512 VBMI)")
+        monkeypatch.setattr("memory.sevenbit.SEVEN_BIT_FROM", 0)
     return str(request.param)
 
 

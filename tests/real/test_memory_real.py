@@ -93,19 +93,25 @@ SHARED_BOOK = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "
 
 
 @pytest.mark.skipif(not SHARED_BOOK.is_dir(), reason="shared data not beside the repository")
-@pytest.mark.parametrize("kernels", ["1", "0"])
+@pytest.mark.parametrize("scan", ["kernel", "seven", "simsimd"])
 def test_int8_search_equals_float32_on_real_embeddings(
-    real_embedder, kernels: str, monkeypatch: pytest.MonkeyPatch
+    real_embedder, scan: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    """The OpenBookQA book embedded by MiniLM, dev questions as queries: the int8 first pass
-    (compiled kernel with its block summary and ranking guess, or SimSIMD's scan) returns the
-    float32 top 10 and scores, query after query with touches in between."""
+    """The OpenBookQA book embedded by MiniLM, dev questions as queries: the first pass
+    (compiled kernel with its block summary and ranking guess on int8 or, here from the first
+    row, seven-bit codes; or SimSIMD's int8 scan) returns the float32 top 10 and scores,
+    query after query with touches in between."""
     import numpy as np
 
     from memory.index import OwnerIndex
+    from memory.kernels import seven_bit_kernels
     from mindstream.experiments.openbookqa import load_book, load_split
 
-    monkeypatch.setenv("MINDSTREAM_KERNELS", kernels)
+    monkeypatch.setenv("MINDSTREAM_KERNELS", "0" if scan == "simsimd" else "1")
+    if scan == "seven":
+        if seven_bit_kernels() is None:
+            pytest.skip("this CPU cannot run the seven-bit scan")
+        monkeypatch.setattr("memory.sevenbit.SEVEN_BIT_FROM", 0)
     book = load_book(SHARED_BOOK)
     vectors = real_embedder.embed_array(book).astype(np.float32)
     queries = real_embedder.embed_array([q.stem for q in load_split("dev", SHARED_BOOK)[:20]])
@@ -116,6 +122,8 @@ def test_int8_search_equals_float32_on_real_embeddings(
     for index in indexes:
         ids = [str(i) for i in range(n)]
         index.append(ids, vectors, importance, last, last, np.zeros(n), np.zeros(n))
+    kind = type(indexes[1].codes).__name__
+    assert kind == ("SevenBitCodes" if scan == "seven" else "Int8Codes")
     for step, query in enumerate(queries.astype(np.float32)):
         exact, first_pass = (index.search(query, (0.5, 2.0, 3.0), 10) for index in indexes)
         assert first_pass.rows.tolist() == exact.rows.tolist()

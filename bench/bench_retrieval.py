@@ -1,12 +1,12 @@
 """Retrieval benchmark against the shared anchors (LangChain, original code, numpy bound).
 
 Runs `shared/bench/retrieval_anchors.py` with this project as the `P` column in the default
-configuration (precision "auto": an int8 first pass where it measures faster, exact re-rank)
-and with every scan in float32, each beside the numpy baseline `C` of the same run; then
-measures what the harness does not: adding one memory at size N, and the ANN prefilter's
-recall on a chroma store. Prints the CPU's SIMD flags and the measured memory bandwidth beside
-the figures, and exits non-zero if any recall is below 1.00. Writes
-bench/results/retrieval.json and retrieval.md.
+configuration (precision "auto": an int8 first pass, seven-bit from 2^19 rows, where it
+measures faster; exact re-rank) and with every scan in float32, each beside the numpy
+baseline `C` of the same run; then measures what the harness does not: adding one memory at
+size N, and the ANN prefilter's recall on a chroma store. Prints the CPU's SIMD flags and the
+measured memory bandwidth beside the figures, and exits non-zero if any recall is below 1.00.
+Writes bench/results/retrieval.json and retrieval.md.
 
     python bench/bench_retrieval.py [--sizes 10000 100000 1000000] [--precisions auto float32]
 """

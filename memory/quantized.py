@@ -27,7 +27,7 @@ from memory.kernels import int8_products_into, usable
 from memory.ranking import BlockSummary
 
 # Float32 rounding of s·t·(c·d) and of the caller's arithmetic on unit vectors.
-ROUNDING = 1e-5
+_ROUNDING = 1e-5
 _EXACT_INT_LIMIT = 2**24
 _BLOCK = 16_384
 _SCALE_GROWTH = 1.1
@@ -153,6 +153,7 @@ class Int8Codes:
     """
 
     LIMIT = 127  # codes lie in [-LIMIT, LIMIT]
+    product_rounding = 0.0  # products exact in float32 (see _EXACT_INT_LIMIT)
 
     def __init__(self, dimension: int, capacity: int) -> None:
         if dimension * 127 * 127 >= _EXACT_INT_LIMIT:
@@ -209,18 +210,30 @@ class Int8Codes:
         Given the search's `prior`, the compiled scan also ranks rows by
         weight·relevance + prior per block (`weight`: a guess at w_rel/span of relevance).
         """
-        query_codes, query_scale, query_residual, query_norm = _encode_query(query)
+        query_codes, query_scale, query_residual, query_norm = self._encode_query(query)
         out = self._out.buffer(1, size)  # reused: a fresh million-row array page-faults
         factor = self.scale * query_scale
-        summary = None
+        summary = self._products(out, query_codes, size, threads, prior, weight * factor)
+        eps = self.max_residual * query_norm + self.max_code_norm * query_residual + _ROUNDING
+        return FirstPass(out[0], factor, eps + self.product_rounding * factor, summary)
+
+    def _encode_query(self, query: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+        return _encode_query(query)
+
+    def _products(
+        self,
+        out: np.ndarray,
+        query_codes: np.ndarray,
+        size: int,
+        threads: int,
+        prior: np.ndarray | None,
+        slope: float,
+    ) -> BlockSummary | None:
+        """out[0] = codes·query_codes for rows [0, size), and the compiled scan's summary."""
         if usable(self.dimension):
-            summary = int8_products_into(
-                out[0], self.codes[:size], query_codes, threads, prior, weight * factor
-            )
-        else:
-            dot_into(out, query_codes[None, :], self.codes[:size], threads)
-        eps = self.max_residual * query_norm + self.max_code_norm * query_residual + ROUNDING
-        return FirstPass(out[0], factor, eps, summary)
+            return int8_products_into(out[0], self.codes[:size], query_codes, threads, prior, slope)
+        dot_into(out, query_codes[None, :], self.codes[:size], threads)
+        return None
 
 
 def _encode_query(query: np.ndarray) -> tuple[np.ndarray, float, float, float]:

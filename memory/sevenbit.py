@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from memory.kernels import seven_bit_kernels, seven_bit_products_into
-from memory.quantized import ROUNDING, FirstPass, Int8Codes, peak, quantize
+from memory.quantized import Int8Codes, peak, quantize
+from memory.ranking import BlockSummary
 
 # Index capacity (rows) from which codes are seven-bit, where the CPU can scan them.
 SEVEN_BIT_FROM = 1 << 19
@@ -78,7 +79,7 @@ class SevenBitCodes(Int8Codes):
         self.row_bytes = dimension // 8 * 7
         self.codes = np.zeros(capacity * self.row_bytes + _PAD, dtype=np.uint8)
         # Products are exact in int32; float32 rounds them by at most 2^-24 of the largest.
-        self._product_rounding = largest * 2.0**-24
+        self.product_rounding = largest * 2.0**-24
 
     def resize(self, capacity: int, size: int) -> None:
         codes = np.zeros(capacity * self.row_bytes + _PAD, dtype=np.uint8)
@@ -88,22 +89,19 @@ class SevenBitCodes(Int8Codes):
     def _store(self, at: int, codes: np.ndarray) -> None:
         self.codes[at * self.row_bytes : (at + len(codes)) * self.row_bytes] = pack(codes).ravel()
 
-    def scan(
+    def _encode_query(self, query: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+        return split_query(query)
+
+    def _products(
         self,
-        query: np.ndarray,
+        out: np.ndarray,
+        query_codes: np.ndarray,
         size: int,
-        threads: int = 1,
-        prior: np.ndarray | None = None,
-        weight: float = 0.0,
-    ) -> FirstPass:
-        parts, query_scale, query_residual, query_norm = split_query(query)
-        out = self._out.buffer(1, size)[0]
-        factor = self.scale * query_scale
-        summary = seven_bit_products_into(
-            out, self.codes, size, parts, threads, prior, weight * factor
-        )
-        eps = self.max_residual * query_norm + self.max_code_norm * query_residual + ROUNDING
-        return FirstPass(out, factor, eps + self._product_rounding * factor, summary)
+        threads: int,
+        prior: np.ndarray | None,
+        slope: float,
+    ) -> BlockSummary:
+        return seven_bit_products_into(out[0], self.codes, size, query_codes, threads, prior, slope)
 
 
 def grown_codes(codes: Int8Codes, capacity: int, size: int, embeddings: np.ndarray) -> Int8Codes:

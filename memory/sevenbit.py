@@ -6,9 +6,10 @@ near the extremes or the top k is re-scored from float32 rows. With the query in
 well the bound grew 1.66x over int8's and the extra re-scoring ate the scan's saving (the
 query's own rounding was a third of it); so the query goes in two int8 parts,
 d = 128·high + low, which the kernel multiplies in two passes over codes already in
-registers, and the bound grows only 1.4x. Measured whole searches, 2 threads, taking turns
-(random rows, the harness's weights): 12.58 against 11.63 ms at 1M, 6.78 against 6.47 at
-500k, even at 300k and slower at 100k (1.66 against 1.74), hence `SEVEN_BIT_FROM`.
+registers, and the bound grows only 1.2-1.4x. Measured whole searches, int8 against
+seven-bit, 2 threads, taking turns (prototype; the harness's rows and weights): 12.58
+against 11.63 ms at 1M, 6.78 against 6.47 at 500k, even at 300k, 1.66 against 1.74 at 100k;
+hence `SEVEN_BIT_FROM`.
 """
 
 from __future__ import annotations

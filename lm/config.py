@@ -17,6 +17,8 @@ ScorerPath = Literal["auto", "local", "systemone", "logprobs", "generate"]
 
 # The TeachMe verifier adapter shipped with the package (`mindstream train verifier`).
 VERIFIER_ADAPTER_DIR = Path(__file__).parent / "adapters" / "verifier"
+# The relation judge adapter (`mindstream train judge`): replaces / contradicts.
+JUDGE_ADAPTER_DIR = Path(__file__).parent / "adapters" / "judge"
 
 
 def _default_cache_dir() -> Path:

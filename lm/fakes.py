@@ -136,3 +136,29 @@ class HashEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_array([text])[0].tolist()
+
+
+Relation = Callable[[str, str], float]
+
+
+class FakeJudge:
+    """A relation judge from two functions of a pair (unit tests only); counts its batches,
+    and fails every call while `broken` (a server down)."""
+
+    def __init__(self, replaces: Relation | None = None, contradicts: Relation | None = None):
+        self.replaces = replaces or (lambda earlier, later: 0.0)
+        self.contradicts = contradicts or (lambda fact, claim: 0.0)
+        self.batches = 0
+        self.broken = False
+
+    def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        return self._call(self.replaces, pairs)
+
+    def contradicts_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        return self._call(self.contradicts, pairs)
+
+    def _call(self, relation: Relation, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        if self.broken:
+            raise ConnectionError("the judge's server is down")
+        self.batches += 1
+        return [relation(a, b) for a, b in pairs]

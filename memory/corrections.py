@@ -1,22 +1,34 @@
-"""Forgetting and superseding memories, and marking the reflections that cited them stale.
+"""Corrections as one state machine, and the reflections they make stale.
 
-A stale reflection stays retrievable until the reflection layer re-derives it; its
-`metadata["stale"]` says why it can no longer be trusted.
+    active --supersede--> superseded --restore--> active
+    active --forget-->    forgotten   (final: superseding or restoring it is refused)
+
+Superseding a memory that is already superseded follows its chain to the newest active one
+and supersedes that, so a chain keeps exactly one active memory. Every change is recorded in
+the memories' metadata (`superseded_by` / `supersedes`, when, how, the judge's probability),
+never by deleting. A stale reflection stays retrievable until the reflection layer re-derives
+it; its `metadata["stale"]` says why it can no longer be trusted.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memory.errors import MemoryStateError
 from memory.records import MemoryRecord, MemoryStatus
 
 if TYPE_CHECKING:
     from memory.records import NewMemory
     from memory.stream import MemoryStream
 
+# What a supersede writes on the old memory; restore takes it off again.
+SUPERSEDE_KEYS = ("superseded_by", "superseded_at", "superseded_how", "supersede_p")
+
 
 def forget(stream: MemoryStream, memory_id: str) -> MemoryRecord:
     record = stream.get(memory_id)
+    if record.status is MemoryStatus.FORGOTTEN:
+        return record
     forgotten = stream.replace(record, status=MemoryStatus.FORGOTTEN)
     mark_dependents_stale(stream, memory_id, reason=f"evidence {memory_id} forgotten")
     return forgotten
@@ -28,19 +40,85 @@ def forget_all(stream: MemoryStream, owner: str) -> int:
     return len(active)
 
 
+def newest_in_chain(stream: MemoryStream, memory_id: str) -> MemoryRecord:
+    """The active end of a memory's supersede chain (itself if active)."""
+    record, seen = stream.get(memory_id), {memory_id}
+    while record.status is MemoryStatus.SUPERSEDED:
+        following = str(record.metadata.get("superseded_by", ""))
+        if not following or following in seen:
+            raise MemoryStateError(f"memory {memory_id!r}: its supersede chain is broken")
+        seen.add(following)
+        record = stream.get(following)
+    if record.status is MemoryStatus.FORGOTTEN:
+        where = "" if record.id == memory_id else f" (its newest version {record.id!r} is)"
+        raise MemoryStateError(
+            f"memory {memory_id!r} is forgotten{where}; a forgotten memory stays forgotten "
+            "(add the fact as a new memory)"
+        )
+    return record
+
+
 def supersede(stream: MemoryStream, old_id: str, new: NewMemory) -> MemoryRecord:
-    """Store `new` in place of `old_id`: the old memory is kept, marked superseded."""
-    old = stream.get(old_id)
+    """Store `new` in place of the newest version of `old_id`; the old one is kept, marked."""
+    current = newest_in_chain(stream, old_id)
+    extra = {"supersedes": current.id}
+    if current.id != old_id:
+        extra["corrects"] = old_id
     replacement = stream.add_many(
-        [new.model_copy(update={"metadata": {**new.metadata, "supersedes": old_id}})]
+        [new.model_copy(update={"metadata": {**new.metadata, **extra}})], detect=False
     )[0]
-    stream.replace(
-        old,
-        status=MemoryStatus.SUPERSEDED,
-        metadata={**old.metadata, "superseded_by": replacement.id},
+    retire(stream, current, replacement, how="correction")
+    return stream.get(replacement.id)
+
+
+def retire(
+    stream: MemoryStream,
+    old: MemoryRecord,
+    new: MemoryRecord,
+    *,
+    how: str,
+    probability: float | None = None,
+) -> MemoryRecord:
+    """Mark `old` superseded by `new` (both ways) and its dependents stale."""
+    note: dict[str, str | float] = {
+        "superseded_by": new.id,
+        "superseded_at": stream.clock.now().isoformat(),
+        "superseded_how": how,
+    }
+    if probability is not None:
+        note["supersede_p"] = round(probability, 4)
+    listed = [i for i in str(new.metadata.get("supersedes", "")).split(",") if i]
+    supersedes = ",".join(dict.fromkeys([*listed, old.id]))
+    retired, _ = stream.replace_many(
+        [
+            (old, {"status": MemoryStatus.SUPERSEDED, "metadata": {**old.metadata, **note}}),
+            (new, {"metadata": {**new.metadata, "supersedes": supersedes}}),
+        ]
     )
-    mark_dependents_stale(stream, old_id, reason=f"evidence {old_id} superseded")
-    return replacement
+    mark_dependents_stale(stream, old.id, reason=f"evidence {old.id} superseded")
+    return retired
+
+
+def restore(stream: MemoryStream, memory_id: str) -> MemoryRecord:
+    """Undo a supersede (a wrong automatic one, say): the memory is active again and its
+    replacement no longer lists it. The replacement stays active: both are now believed."""
+    record = stream.get(memory_id)
+    if record.status is not MemoryStatus.SUPERSEDED:
+        raise MemoryStateError(
+            f"memory {memory_id!r} is {record.status.value}; only a superseded memory can be "
+            "restored"
+        )
+    replaced_by = str(record.metadata.get("superseded_by", ""))
+    metadata = {k: v for k, v in record.metadata.items() if k not in SUPERSEDE_KEYS}
+    metadata.update(restored_from=replaced_by, restored_at=stream.clock.now().isoformat())
+    changes = [(record, {"status": MemoryStatus.ACTIVE, "metadata": metadata})]
+    replacement = stream.find(replaced_by)
+    if replacement is not None:
+        left = [i for i in str(replacement.metadata.get("supersedes", "")).split(",") if i]
+        kept = ",".join(i for i in left if i != memory_id)
+        rest = {k: v for k, v in replacement.metadata.items() if k != "supersedes"}
+        changes.append((replacement, {"metadata": {**rest, "supersedes": kept} if kept else rest}))
+    return stream.replace_many(changes)[0]
 
 
 def mark_dependents_stale(

@@ -29,3 +29,8 @@ class MemoryNotFoundError(MemoryStreamError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "memory not found"
+
+
+class MemoryStateError(MemoryStreamError, ValueError):
+    """A correction that the memory's status does not allow (a forgotten memory stays
+    forgotten; only a superseded memory can be restored)."""

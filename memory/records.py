@@ -65,6 +65,12 @@ class MemoryRecord(BaseModel):
     def stale(self) -> bool:
         return bool(self.metadata.get("stale", False))
 
+    @property
+    def recalled(self) -> bool:
+        """False for memories kept for provenance and history only (a user's question, the
+        assistant's own answer, a correction note): retrieval skips them unless asked."""
+        return bool(self.metadata.get("recall", True))
+
 
 class ScoredMemory(BaseModel):
     """A retrieved memory with the parts of its score, so every answer is explainable.
@@ -108,6 +114,32 @@ class RetrievalWeights(BaseModel):
 
 RelevanceMode = Literal["embedding", "bm25", "hybrid"]
 
+# Kinds that state what is true now: a newer one may make an older one out of date.
+CHANGING_KINDS = (
+    MemoryKind.FACT,
+    MemoryKind.OBSERVATION,
+    MemoryKind.DIALOGUE,
+    MemoryKind.CORRECTION,
+)
+
+
+class ChangePolicy(BaseModel):
+    """Write-time change detection: each new memory is compared with its owner's `candidates`
+    most similar active memories (cosine at least `min_similarity`) by the relation judge, and
+    supersedes those it replaces with probability at least `threshold`. Memories whose
+    metadata `subject` matches (an object's state in a town) supersede without asking."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = Field(False, description="check every write against earlier memories")
+    use_judge: bool = Field(
+        True, description="ask the relation judge (off: only matching `subject`s supersede)"
+    )
+    threshold: float = Field(0.5, gt=0.0, le=1.0, description="P(replaces) to supersede")
+    candidates: int = Field(3, ge=1, description="most similar active memories compared")
+    min_similarity: float = Field(0.3, ge=-1.0, le=1.0, description="cosine to be compared")
+    kinds: tuple[MemoryKind, ...] = CHANGING_KINDS
+
 
 class StreamConfig(BaseModel):
     """How a stream scores and stores memories: its retrieval policy.
@@ -138,6 +170,7 @@ class StreamConfig(BaseModel):
     default_importance: dict[MemoryKind, float] = Field(
         default_factory=lambda: {MemoryKind.CORRECTION: 8.0}
     )
+    changes: ChangePolicy = Field(default_factory=ChangePolicy)
 
 
 class NewMemory(BaseModel):

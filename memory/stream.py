@@ -8,7 +8,6 @@ crash never leaves an indexed memory that was not stored.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,12 @@ from uuid import uuid4
 import numpy as np
 
 from memory import corrections
+from memory.changes import ChangeDecision, ChangeDetector, ReplacementJudge
 from memory.clock import Clock, SystemClock, to_hours
 from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
 from memory.importance import RateTexts
 from memory.index import OwnerIndex, Scored
-from memory.lexical import LexicalIndex
+from memory.owner import OwnerState
 from memory.provenance import CitationGraph
 from memory.records import (
     KIND_CODES,
@@ -39,15 +39,6 @@ from memory.records import (
 from memory.relevance import check_mode, gate, relevance
 from memory.stores.base import MemoryStore
 
-_ACTIVE = STATUS_CODES[MemoryStatus.ACTIVE]
-
-
-@dataclass
-class _Owner:
-    index: OwnerIndex
-    lexical: LexicalIndex = field(default_factory=LexicalIndex)
-    inactive: int = 0
-
 
 class MemoryStream:
     """Add, retrieve, correct and trace memories; see DESIGN.md for the scoring rule."""
@@ -60,14 +51,17 @@ class MemoryStream:
         clock: Clock | None = None,
         rater: RateTexts | None = None,
         config: StreamConfig | None = None,
+        judge: ReplacementJudge | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock or SystemClock()
         self.rater = rater
         self.config = config or StreamConfig()
+        self.changes = ChangeDetector(judge, self.config.changes)
+        self.last_changes: list[ChangeDecision] = []
         self._records: dict[str, MemoryRecord] = {}
-        self._owners: dict[str, _Owner] = {}
+        self._owners: dict[str, OwnerState] = {}
         self._graph = CitationGraph()
         self._pending: dict[str, MemoryRecord] = {}
         for records, vectors in store.load():
@@ -87,9 +81,15 @@ class MemoryStream:
         return self.add_many([new_memory(text=text, owner=owner, kind=kind, **fields)])[0]
 
     def add_many(
-        self, items: Sequence[NewMemory], embeddings: np.ndarray | None = None
+        self,
+        items: Sequence[NewMemory],
+        embeddings: np.ndarray | None = None,
+        *,
+        detect: bool = True,
     ) -> list[MemoryRecord]:
-        """Validate everything first, embed and rate in one batch each, store, then index."""
+        """Validate everything first, embed and rate in one batch each, store, then index;
+        then (with `detect` and the policy on) supersede what the new memories replace, in one
+        judge batch (`last_changes` holds the decisions)."""
         if not items:
             return []
         self._check_evidence(items)
@@ -113,7 +113,8 @@ class MemoryStream:
         ]
         self.store.put(records, vectors)
         self._index(records, vectors)
-        return records
+        self.last_changes = self.changes.check(self, records, vectors) if detect else []
+        return [self._records[r.id] for r in records]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length embeddings with the stream's embedder."""
@@ -183,12 +184,14 @@ class MemoryStream:
             )
             state.lexical.append([r.text for r in chosen])
             state.inactive += sum(r.status is not MemoryStatus.ACTIVE for r in chosen)
+            first = state.index.size - len(chosen)
+            state.hidden += [first + n for n, r in enumerate(chosen) if not r.recalled]
 
-    def _owner(self, owner: str) -> _Owner:
+    def _owner(self, owner: str) -> OwnerState:
         if owner not in self._owners:
             hourly = self.config.decay ** (1.0 / self.config.recency_unit_hours)
             index = OwnerIndex(self.config.dimension, hourly, self.config.precision)
-            self._owners[owner] = _Owner(index)
+            self._owners[owner] = OwnerState(index)
         return self._owners[owner]
 
     # ---- retrieval ---------------------------------------------------------------------
@@ -204,17 +207,23 @@ class MemoryStream:
         since: datetime | None = None,
         until: datetime | None = None,
         include_inactive: bool = False,
+        include_hidden: bool = False,
         mode: RelevanceMode | None = None,
         touch: bool = True,
     ) -> list[ScoredMemory]:
-        """Top-k memories of `owner` by recency, importance and relevance to `query`."""
+        """Top-k memories of `owner` by recency, importance and relevance to `query`.
+
+        What is true now by default: superseded and forgotten memories are left out unless
+        `include_inactive` (history), and memories kept for provenance only (`recall: False`:
+        a user's questions, the assistant's answers, correction notes) unless
+        `include_hidden`."""
         if not query.strip():
             raise InvalidMemoryError("query: is empty")
         state = self._owners.get(owner)
         if state is None or state.index.size == 0 or k <= 0:
             return []
         moment = now or self.clock.now()
-        rows = self._candidates(state, kinds, since, until, include_inactive)
+        rows = state.candidates(kinds, since, until, include_inactive, include_hidden)
         if rows is not None and rows.size == 0:
             return []
         w = weights or self.config.weights
@@ -235,36 +244,10 @@ class MemoryStream:
             self._touch(state, top.rows, moment)
         return results
 
-    def _candidates(
-        self,
-        state: _Owner,
-        kinds: Iterable[MemoryKind | str] | None,
-        since: datetime | None,
-        until: datetime | None,
-        include_inactive: bool,
-    ) -> np.ndarray | None:
-        index, n = state.index, state.index.size
-        masks = []
-        if not include_inactive and state.inactive:
-            masks.append(index.status[:n] == _ACTIVE)
-        if kinds is not None:
-            try:
-                codes = [KIND_CODES[MemoryKind(k)] for k in kinds]
-            except ValueError as error:
-                raise InvalidMemoryError(f"kinds: {error}") from None
-            masks.append(np.isin(index.kind[:n], codes))
-        if since is not None:
-            masks.append(index.created[:n] >= to_hours(since))
-        if until is not None:
-            masks.append(index.created[:n] <= to_hours(until))
-        if not masks:
-            return None
-        return np.flatnonzero(np.logical_and.reduce(masks))
-
     def _top(
         self,
         owner: str,
-        state: _Owner,
+        state: OwnerState,
         query: str,
         rows: np.ndarray | None,
         mode: RelevanceMode | None,
@@ -286,7 +269,7 @@ class MemoryStream:
         return state.index.score(scores, weights, k, rows)
 
     def _ann_rows(
-        self, owner: str, state: _Owner, vector: np.ndarray, rows: np.ndarray | None
+        self, owner: str, state: OwnerState, vector: np.ndarray, rows: np.ndarray | None
     ) -> np.ndarray:
         ids = self.store.nearest(owner, vector, self.config.ann_candidates)
         found = np.array(
@@ -294,7 +277,7 @@ class MemoryStream:
         )
         return found if rows is None else np.intersect1d(found, rows)
 
-    def _touch(self, state: _Owner, rows: np.ndarray, moment: datetime) -> None:
+    def _touch(self, state: OwnerState, rows: np.ndarray, moment: datetime) -> None:
         state.index.touch(rows, to_hours(moment))
         for row in rows.tolist():
             memory_id = state.index.ids[row]
@@ -321,6 +304,32 @@ class MemoryStream:
         except KeyError:
             raise MemoryNotFoundError(f"no memory with id {memory_id!r}") from None
 
+    def find(self, memory_id: str) -> MemoryRecord | None:
+        return self._records.get(memory_id)
+
+    def similar(
+        self,
+        record: MemoryRecord,
+        vector: np.ndarray,
+        *,
+        k: int,
+        kinds: Iterable[MemoryKind],
+        min_similarity: float,
+    ) -> list[tuple[MemoryRecord, float]]:
+        """The owner's k active, recalled memories most similar to `record` (cosine of
+        `vector`, at least `min_similarity`) among those that came before it."""
+        state = self._owners[record.owner]
+        rows = state.before(state.index.row_of[record.id], to_hours(record.created_at), kinds)
+        if rows.size == 0:
+            return []
+        cosine = state.index.relevance(vector, rows)
+        best = np.argsort(-cosine, kind="stable")[:k]
+        return [
+            (self._records[state.index.ids[rows[n]]], float(cosine[n]))
+            for n in best.tolist()
+            if cosine[n] >= min_similarity
+        ]
+
     def recent(
         self, n: int, *, owner: str, kinds: Iterable[MemoryKind | str] | None = None
     ) -> list[MemoryRecord]:
@@ -328,7 +337,7 @@ class MemoryStream:
         state = self._owners.get(owner)
         if state is None or n <= 0:
             return []
-        rows = self._candidates(state, kinds, None, None, include_inactive=False)
+        rows = state.candidates(kinds, None, None, include_inactive=False)
         rows = np.arange(state.index.size) if rows is None else rows
         return [self._records[state.index.ids[r]] for r in rows[-n:].tolist()]
 
@@ -367,11 +376,17 @@ class MemoryStream:
         return corrections.forget_all(self, owner)
 
     def supersede(self, old_id: str, new: NewMemory | str) -> MemoryRecord:
-        """Replace a memory by a corrected one; the old one is kept, marked superseded."""
+        """Replace a memory by a corrected one; the old one is kept, marked superseded. A
+        superseded memory's newest version is the one replaced; a forgotten one is refused
+        (`MemoryStateError`)."""
         old = self.get(old_id)
         if isinstance(new, str):
             new = new_memory(text=new, owner=old.owner, kind=old.kind, importance=old.importance)
         return corrections.supersede(self, old_id, new)
+
+    def restore(self, memory_id: str) -> MemoryRecord:
+        """Undo a supersede: the memory is active again (its replacement stays)."""
+        return corrections.restore(self, memory_id)
 
     def stale(self, owner: str) -> list[MemoryRecord]:
         """Active memories whose evidence was forgotten or superseded."""

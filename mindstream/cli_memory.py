@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from memory import MemoryKind, RetrievalWeights
@@ -96,25 +97,47 @@ def search(
         typer.Option(help="Use the original code's 0.5/2/3 weights instead of the configured."),
     ] = False,
     touch: Annotated[bool, typer.Option(help="Update last access, as agents do.")] = False,
+    history: Annotated[
+        bool,
+        typer.Option(
+            help="Also superseded and forgotten memories (what was true before), with status."
+        ),
+    ] = False,
     server: Server = None,
     api_key: ApiKey = None,
 ) -> None:
-    """Retrieve memories and show the three parts of each score."""
+    """Retrieve memories and show the three parts of each score.
+
+    By default only what is true now: a memory that a later one superseded (automatically or
+    by a correction) is left out; --history brings it back, marked."""
     client = _where(store, server, api_key)
     if client is not None:
-        rows = [(f, f["memory"]) for f in client.search(query, k)]
+        rows = [(f, f["memory"]) for f in client.search(query, k, history)]
         _show(query, f"{server}", [(_parts(f), m["created_at"][5:16], m) for f, m in rows])
         return
     assert store is not None
     stream = parts.stream(store, create=False)
     weights = RetrievalWeights.original_code() if original_weights else stream.config.weights
-    found = stream.retrieve(query, k, owner=owner, mode=mode, weights=weights, touch=touch)  # type: ignore[arg-type]
+    found = stream.retrieve(
+        query,
+        k,
+        owner=owner,
+        mode=mode,  # type: ignore[arg-type]
+        weights=weights,
+        touch=touch,
+        include_inactive=history,
+    )
     stream.close()
     shown = [
         (
             (m.score, m.recency, m.importance, m.relevance),
             m.record.created_at.strftime("%m-%d %H:%M"),
-            {"kind": m.record.kind.value, "text": m.record.text, "id": m.record.id},
+            {
+                "kind": m.record.kind.value,
+                "text": m.record.text,
+                "id": m.record.id,
+                "status": m.record.status.value,
+            },
         )
         for m in found
     ]
@@ -134,7 +157,9 @@ def _show(
     table.add_column("memory", ratio=1)
     table.add_column("id", no_wrap=True, min_width=8)
     for numbers, when, memory in rows:
-        text = f"[dim]{when} {memory['kind']}[/] {memory['text']}"
+        status = memory.get("status", "active")
+        mark = "" if status == "active" else f" [yellow]({status})[/]"
+        text = f"[dim]{when} {memory['kind']}[/] {escape(memory['text'])}{mark}"
         table.add_row(*(f"{x:.2f}" for x in numbers), text, memory["id"][:8])
     console.print(table)
     console.print("[dim]rec, imp, rel: recency, importance, relevance, min-max normalised[/]")
@@ -157,13 +182,43 @@ def forget(
         return
     assert store is not None
     stream = parts.stream(store, create=False)
-    matches = [r.id for r in stream.records() if r.id.startswith(memory_id)]
-    if len(matches) != 1:
-        raise ValueError(f"{memory_id!r} matches {len(matches)} memories; give more of the id")
-    record = stream.forget(matches[0])
+    record = stream.forget(_unique(stream, memory_id))
     stale = stream.stale(record.owner)
     stream.close()
     console.print(f"forgot {record.id}; {len(stale)} reflection(s) of {record.owner} now stale")
+
+
+@app.command()
+@clean_errors
+@configured
+def restore(
+    parts: Parts,
+    memory_id: Annotated[str, typer.Argument(help="Id (or unique prefix) of the memory.")],
+    store: StorePath = None,
+    server: Server = None,
+    api_key: ApiKey = None,
+) -> None:
+    """Undo a supersede (a wrong automatic one, say): the memory is active again and its
+    replacement stays. Only a superseded memory can be restored; a forgotten one stays
+    forgotten."""
+    client = _where(store, server, api_key)
+    if client is not None:
+        console.print(f"restored {client.restore(memory_id)['id']}")
+        return
+    assert store is not None
+    stream = parts.stream(store, create=False)
+    record = stream.restore(_unique(stream, memory_id))
+    stream.close()
+    console.print(
+        f"restored {record.id} (it had been replaced by {record.metadata['restored_from']})"
+    )
+
+
+def _unique(stream: Any, prefix: str) -> str:
+    matches = [r.id for r in stream.records() if r.id.startswith(prefix)]
+    if len(matches) != 1:
+        raise ValueError(f"{prefix!r} matches {len(matches)} memories; give more of the id")
+    return str(matches[0])
 
 
 @app.command()

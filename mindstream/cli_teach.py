@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from memory.records import RelevanceMode
@@ -67,8 +68,14 @@ def show(answer: Answer) -> None:
             source = "taught" if premise.memory_id else f"my belief {premise.belief:.2f}"
             console.print(f"  {n}. {premise.text}  [dim]({source})[/]")
         console.print(f"  [bold]therefore[/] {answer.proof.hypothesis}")
-    for index in answer.ruled_out:
-        console.print(f"  [dim]ruled out by what you taught: {answer.choices[index]}[/]")
+    for veto in answer.vetoes:
+        console.print(
+            f"  [dim]ruled out {escape(answer.choices[veto.choice_index])!r} by what you taught: "
+            f"{escape(veto.fact)!r} (contradiction {veto.contradiction:.2f})[/]",
+            highlight=False,
+        )
+    if answer.note:
+        console.print(f"  [yellow]{escape(answer.note)}[/]", highlight=False)
     for n, fact in enumerate(answer.considered, start=1):
         console.print(f"  [dim]considered {n}: {fact.text}[/]")
 

@@ -7,32 +7,40 @@ from typing import Annotated
 
 import typer
 
-from lm.config import VERIFIER_ADAPTER_DIR
 from mindstream.cli_support import clean_errors
 
 app = typer.Typer(
-    help="Train the embedded model's adapters (train splits only; dev is never read)."
+    help="Train the embedded model's adapters (train splits and built data only; dev is never "
+    "read). The shipped adapters live in lm/adapters/; a run writes elsewhere unless --out "
+    "points there and --overwrite is given."
 )
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+RUNS = Path("runs") / "adapters"
+
+OpenBookQA = Annotated[
+    Path, typer.Option(help="OpenBookQA train_complete.jsonl, or the folder holding it")
+]
+Overwrite = Annotated[
+    bool, typer.Option(help="replace an adapter already in --out (the shipped one included)")
+]
+Threads = Annotated[int, typer.Option(help="torch threads")]
 
 
 @app.command()
 @clean_errors
 def verifier(
-    openbookqa: Annotated[Path, typer.Option(help="folder with train_complete.jsonl")] = SHARED
-    / "openbookqa",
+    openbookqa: OpenBookQA = SHARED / "openbookqa",
     entailmentbank: Annotated[
         Path, typer.Option(help="EntailmentBank train.angles.jsonl (task_2 has distractors)")
     ] = SHARED / "entailmentbank" / "task_2" / "train.angles.jsonl",
-    out: Annotated[
-        Path, typer.Option(help="where the adapter goes (default: the one TeachMe loads)")
-    ] = VERIFIER_ADAPTER_DIR,
+    out: Annotated[Path, typer.Option(help="where the adapter goes")] = RUNS / "verifier",
+    overwrite: Overwrite = False,
     epochs: Annotated[
         float, typer.Option(help="passes over the examples (may be fractional)")
     ] = 1.0,
     top_layers: Annotated[int, typer.Option(help="LoRA on the last N of 30 layers")] = 16,
-    threads: Annotated[int, typer.Option(help="torch threads")] = 2,
+    threads: Threads = 2,
     limit: Annotated[
         int | None, typer.Option(help="OpenBookQA train questions used (a quick trial)")
     ] = None,
@@ -48,5 +56,49 @@ def verifier(
     from mindstream.training.run import run_training
 
     run_training(
-        openbookqa, entailmentbank, out, epochs, top_layers, threads, limit, curve_questions
+        openbookqa,
+        entailmentbank,
+        out,
+        epochs,
+        top_layers,
+        threads,
+        limit,
+        curve_questions,
+        overwrite,
+    )
+
+
+@app.command()
+@clean_errors
+def judge(
+    openbookqa: OpenBookQA = SHARED / "openbookqa",
+    entailmentbank: Annotated[
+        Path | None, typer.Option(help="EntailmentBank train.angles.jsonl (contradictions)")
+    ] = SHARED / "entailmentbank" / "task_2" / "train.angles.jsonl",
+    catalogue: Annotated[
+        Path | None, typer.Option(help="slot catalogue YAML (default: the packaged one)")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="where the adapter goes")] = RUNS / "judge",
+    overwrite: Overwrite = False,
+    epochs: Annotated[float, typer.Option(help="passes over the examples")] = 1.0,
+    per_slot: Annotated[int, typer.Option(help="built pairs per personal-fact slot")] = 220,
+    contradiction_questions: Annotated[
+        int, typer.Option(help="OpenBookQA train questions turned into contradictions")
+    ] = 2500,
+    threads: Threads = 2,
+) -> None:
+    """Fine-tune the relation judge: does a later statement make an earlier one out of date,
+    and does a fact show a claim false? (LoRA on SmolLM2-135M.)
+
+    The curve is the balanced accuracy on slots and questions training never sees.
+    """
+    from mindstream.training.judge import JudgeTraining
+    from mindstream.training.judge_data import CATALOGUE
+    from mindstream.training.run import run_judge_training
+
+    settings = JudgeTraining(
+        epochs=epochs, per_slot=per_slot, contradiction_questions=contradiction_questions
+    )
+    run_judge_training(
+        openbookqa, entailmentbank, catalogue or CATALOGUE, out, settings, threads, overwrite
     )

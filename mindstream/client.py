@@ -45,8 +45,12 @@ class ServiceClient:
         body = {"text": text, "kind": kind, "importance": importance}
         return dict(self.call("POST", "/v1/memories", json=body))
 
-    def search(self, query: str, k: int) -> list[dict[str, Any]]:
-        return list(self.call("GET", "/v1/search", params={"q": query, "k": k}))
+    def search(self, query: str, k: int, history: bool = False) -> list[dict[str, Any]]:
+        params = {"q": query, "k": k, "history": str(history).lower()}
+        return list(self.call("GET", "/v1/search", params=params))
+
+    def restore(self, memory_id: str) -> dict[str, Any]:
+        return dict(self.call("POST", f"/v1/memories/{memory_id}/restore"))
 
     def forget(self, memory_id: str) -> dict[str, Any]:
         return dict(self.call("DELETE", f"/v1/memories/{memory_id}"))

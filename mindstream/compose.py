@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from agents.generative import Minds
     from agents.teachme import TeachableReasoner
     from lm import CallLedger, Scorer
+    from lm.judge import RelationJudge
     from lm.verifier import Verifier
-    from memory import CachedRater, Clock, MemoryStore, MemoryStream
+    from memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
     from reflection import Reflector
     from reflection.refeed import ReFeed, Retrieve
     from reflection.self_refine import Feedback, SelfRefine, Stop
@@ -118,6 +119,26 @@ class Parts:
         return ScorerVerifier(self.scorer_for("teachme-verifier"))
 
     @cached_property
+    def judge(self) -> RelationJudge:
+        """How two statements relate (replaces, contradicts): the trained adapter on the
+        embedded model; a served (or other local) model answers the same questions itself."""
+        from lm import DEFAULT_MODEL_SPEC
+        from lm.judge import ScorerJudge, load_adapter_judge
+
+        if self.config.model.spec == DEFAULT_MODEL_SPEC:
+            from lm.loading import cached_smollm2_dir
+
+            local = self.config.model.local
+            return load_adapter_judge(cached_smollm2_dir(local.cache_dir), threads=local.threads)
+        return ScorerJudge(self.scorer_for("judge"))
+
+    def judge_for(self, policy: StreamConfig) -> DeferredJudge | None:
+        """The judge for a stream whose change policy asks for one, built on its first use
+        (a command that never writes never loads it)."""
+        changes = policy.changes
+        return DeferredJudge(self) if changes.enabled and changes.use_judge else None
+
+    @cached_property
     def embedder(self) -> Any:
         from lm.embeddings import MiniLMEmbeddings
 
@@ -162,6 +183,7 @@ class Parts:
             clock=clock,
             rater=self.rater(),
             config=self.config.stream,
+            judge=self.judge_for(self.config.stream),
         )
 
     def rater(self) -> CachedRater:
@@ -200,18 +222,23 @@ class Parts:
         config = _changed(self.config.teachme, changes)
         scorer, model = self.scorer_for("teachme"), self.chat_for("teachme")
         verifier = self.verifier if config.verifier == "auto" else None
-        return TeachableReasoner(stream, scorer, model, user=user, config=config, verifier=verifier)
+        judge = self.judge if config.verifier == "auto" else None
+        return TeachableReasoner(
+            stream, scorer, model, user=user, config=config, verifier=verifier, judge=judge
+        )
 
     def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
         """The personal assistant on its own stream (the assistant's retrieval policy)."""
         from agents.assistant import Assistant
         from memory import MemoryStream
 
+        policy = self.config.assistant.stream
         stream = MemoryStream(
             store or self.store(path),
             self.embedder,
             rater=self.rater(),
-            config=self.config.assistant.stream,
+            config=policy,
+            judge=self.judge_for(policy),
         )
         reflector = self.reflector(stream)
         return Assistant(
@@ -235,7 +262,21 @@ class Parts:
             stream=self.config.sim.stream,
             reflection=self.config.reflection,
             config_text=self.config.to_yaml() if keep_config else None,
+            judge=self.judge_for(self.config.sim.stream),
         )
+
+
+class DeferredJudge:
+    """`Parts.judge`, resolved when a write first needs it."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+
+    def replaces_batch(self, pairs: Any) -> list[float]:
+        return self.parts.judge.replaces_batch(pairs)
+
+    def contradicts_batch(self, pairs: Any) -> list[float]:
+        return self.parts.judge.contradicts_batch(pairs)
 
 
 def _changed(config: ModelT, changes: dict[str, Any]) -> ModelT:

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 
 from lm import complete_batch
-from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, new_memory
+from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, corrections, new_memory
 from reflection.config import ReflectionConfig
 from reflection.parsing import ParsedInsight, parse_insights, parse_questions
 from reflection.prompts import (
@@ -98,13 +98,9 @@ class Reflector:
         for record, question in zip(stale, questions, strict=True):
             fresh = by_question.get(question)
             if fresh:
-                self.stream.replace(
-                    record,
-                    status=MemoryStatus.SUPERSEDED,
-                    metadata={**record.metadata, "superseded_by": fresh[0].record.id},
-                )
+                corrections.retire(self.stream, record, fresh[0].record, how="rederived")
             else:
-                self.stream.replace(record, status=MemoryStatus.FORGOTTEN)
+                self.stream.forget(record.id)
         return ReflectionResult(
             owner=owner,
             questions=questions,

@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.generative.components import Cognition, MemoryAccess
 from agents.generative.persona import AgentConfig
-from memory.records import MemoryKind, StreamConfig
+from memory.records import ChangePolicy, MemoryKind, StreamConfig
 
 
 class SimConfig(BaseModel):
@@ -19,8 +19,15 @@ class SimConfig(BaseModel):
     reflect: bool = True
     agent: AgentConfig = Field(default_factory=AgentConfig)
     stream: StreamConfig = Field(
-        default_factory=StreamConfig, description="the town's retrieval policy (hours, days)"
+        default_factory=lambda: town_stream(),
+        description="the town's retrieval policy (hours, days)",
     )
+
+
+def town_stream() -> StreamConfig:
+    """The Park policy; an object's new state supersedes what an agent saw of it before
+    (matched by subject, no judge: a town writes many observations a tick)."""
+    return StreamConfig(changes=ChangePolicy(enabled=True, use_judge=False))
 
 
 def _default_conditions() -> dict[str, Condition]:

@@ -172,7 +172,9 @@ class Engine:
         memories: list[NewMemory] = []
         for agent in agents:
             sights = self._sights(agent, moment)
-            new = agent.observe([s.text for s in sights], moment, self.tick)
+            # An object's new state supersedes what the agent saw of it before.
+            subjects = {s.text: s.subject for s in sights if not s.is_agent}
+            new = agent.observe([s.text for s in sights], moment, self.tick, subjects)
             texts = {m.text for m in new}
             self._fresh[agent.name] = [s for s in sights if s.text in texts]
             memories += new
@@ -226,6 +228,10 @@ class Engine:
         events = []
         for agent in (a for a in agents if a.config.cognition.reflects):
             result = self.reflector.reflect(agent.name)
+            if result.questions:
+                # When an agent reflects, insights whose evidence a newer observation
+                # superseded (the stove is off now) are re-derived too.
+                result.insights += self.reflector.rederive(agent.name).insights
             if result.insights:
                 insights = [i.record.text for i in result.insights]
                 events.append(Event(type="reflection", agent=agent.name, insights=insights))

@@ -35,6 +35,7 @@ class RunParts:
     stream: StreamConfig = field(default_factory=StreamConfig)
     reflection: ReflectionConfig = field(default_factory=ReflectionConfig)
     config_text: str | None = None  # the effective configuration, kept in the run folder
+    judge: Any = None  # the relation judge, when the town's change policy asks for one
 
 
 def check_inputs(scenario: Scenario, places: list[str], agents: list[str]) -> None:
@@ -89,7 +90,7 @@ def _keep_config(folder: RunFolder, parts: RunParts) -> None:
 def _stream(store: ChromaStore, parts: RunParts) -> MemoryStream:
     """The run's memory: importance rated by the same (batched, counted) minds."""
     rater = CachedRater(parts.minds.rate_importance)
-    return MemoryStream(store, parts.embedder, rater=rater, config=parts.stream)
+    return MemoryStream(store, parts.embedder, rater=rater, config=parts.stream, judge=parts.judge)
 
 
 def summarize(engine: Engine, model: str, *, interviews: bool = True) -> RunSummary:

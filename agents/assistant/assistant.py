@@ -7,6 +7,7 @@ user can see why it said what it said and correct it.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -30,6 +31,17 @@ from memory import (
 
 RECALLED = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE, MemoryKind.FACT, MemoryKind.CORRECTION)
 RECALLED_WITH_REFLECTIONS = (*RECALLED, MemoryKind.REFLECTION)
+_ASKS = re.compile(
+    r"^(what|where|when|who|whom|whose|which|why|how|is|are|am|was|were|do|does|did|can|"
+    r"could|will|would|should|shall|may|might|have|has|had)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(message: str) -> bool:
+    """'Where do I live?' and 'what is my number' are; 'I moved to York.' is not."""
+    text = message.strip()
+    return text.endswith("?") or bool(_ASKS.match(text))
 
 
 class UsedMemory(BaseModel):
@@ -97,22 +109,31 @@ class Assistant:
 
     # ---- talking -------------------------------------------------------------------------
     def chat(self, user: str, message: str) -> Reply:
+        """Answer from what is true now (superseded memories are shown only as what a current
+        one replaced). The user's turn is stored: a statement is a memory like any other (and
+        may supersede an earlier one); a question and the answer are kept for history and
+        provenance but never recalled as facts."""
         with self.lock:
             found = self._recall(user, message, self.config.k)
+            replaced = {m.record.id: self._replaced(m.record) for m in found}
             history = [
                 r.text
                 for r in self.stream.recent(
                     self.config.history, owner=user, kinds=[MemoryKind.DIALOGUE]
                 )
             ]
-        prompt = answer_prompt(message, found, history)
+        prompt = answer_prompt(message, found, history, replaced)
         answer = complete_batch(
             self.model, [prompt], "assistant", max_tokens=self.config.max_tokens
         )[0]
         answer = answer or "(no answer)"
         with self.lock:
+            question = is_question(message)
             asked = self.stream.add(
-                f"User: {message}", owner=user, kind=MemoryKind.DIALOGUE, metadata={"role": "user"}
+                f"User: {message}",
+                owner=user,
+                kind=MemoryKind.DIALOGUE,
+                metadata={"role": "user", **({"recall": False} if question else {})},
             )
             said = self.stream.add(
                 f"Assistant: {answer}",
@@ -120,7 +141,7 @@ class Assistant:
                 kind=MemoryKind.DIALOGUE,
                 importance=self.config.answer_importance,
                 evidence=tuple(m.record.id for m in found),
-                metadata={"role": "assistant"},
+                metadata={"role": "assistant", "recall": False},
             )
         return Reply(
             answer=answer,
@@ -129,10 +150,24 @@ class Assistant:
             answer_id=said.id,
         )
 
-    def _recall(self, user: str, query: str, k: int) -> list[ScoredMemory]:
+    def _recall(self, user: str, query: str, k: int, history: bool = False) -> list[ScoredMemory]:
         if not self.stream.count(user):
             return []
-        return self.stream.retrieve(query, k, owner=user, kinds=RECALLED_WITH_REFLECTIONS)
+        return self.stream.retrieve(
+            query, k, owner=user, kinds=RECALLED_WITH_REFLECTIONS, include_inactive=history
+        )
+
+    def _replaced(self, record: MemoryRecord) -> list[MemoryRecord]:
+        """What `record` superseded, newest first, down its chain."""
+        out: list[MemoryRecord] = []
+        frontier = [record]
+        while frontier and len(out) < self.config.replaced_shown:
+            listed = str(frontier.pop().metadata.get("supersedes", ""))
+            older = [self.stream.find(i) for i in listed.split(",") if i]
+            found = [r for r in older if r is not None and r.status is MemoryStatus.SUPERSEDED]
+            out += found
+            frontier += found
+        return sorted(out, key=lambda r: r.created_at, reverse=True)[: self.config.replaced_shown]
 
     # ---- memories ------------------------------------------------------------------------
     def remember(
@@ -141,9 +176,13 @@ class Assistant:
         with self.lock:
             return self.stream.add(text, owner=user, kind=kind, importance=importance)
 
-    def search(self, user: str, query: str, k: int = 10) -> list[ScoredMemory]:
+    def search(
+        self, user: str, query: str, k: int = 10, history: bool = False
+    ) -> list[ScoredMemory]:
+        """What is true now; with `history`, superseded and forgotten memories too (each with
+        its status, and `superseded_by` in its metadata)."""
         with self.lock:
-            return self._recall(user, query, k)
+            return self._recall(user, query, k, history)
 
     def memory(self, user: str, memory_id: str) -> MemoryRecord:
         """A memory of this user; another user's id is as unknown as a made-up one."""
@@ -166,7 +205,11 @@ class Assistant:
         ]
 
     def correct(self, user: str, correction: Correction) -> MemoryRecord:
-        """Apply a correction; what is stored (the correction, or the superseding memory)."""
+        """Apply a correction; what is stored (the correction, or the superseding memory).
+
+        "actually" supersedes the memory's newest version (a forgotten one is refused:
+        `MemoryStateError`); "wrong" forgets it and keeps one note citing it (asked twice,
+        the same note), a note never recalled as a fact; "forget" forgets it."""
         wrong = self.memory(user, correction.memory_id)
         with self.lock:
             if correction.action == "actually":
@@ -182,13 +225,23 @@ class Assistant:
             self.stream.forget(wrong.id)
             if correction.action == "forget":
                 return self.stream.get(wrong.id)
+            noted = self.stream.dependents_of(wrong.id)
+            earlier = [r for r in noted if r.metadata.get("wrong") == wrong.id]
+            if earlier:
+                return earlier[0]
             return self.stream.add(
-                f"The user said this is wrong: {wrong.text}",
+                "The user said a memory is wrong (cited as evidence).",
                 owner=user,
                 kind=MemoryKind.CORRECTION,
                 evidence=(wrong.id,),
-                metadata={"wrong": wrong.id},
+                metadata={"wrong": wrong.id, "recall": False},
             )
+
+    def restore(self, user: str, memory_id: str) -> MemoryRecord:
+        """Undo a supersede (a wrong automatic one, say); the replacement stays."""
+        self.memory(user, memory_id)
+        with self.lock:
+            return self.stream.restore(memory_id)
 
     def forget(self, user: str, memory_id: str) -> MemoryRecord:
         return self.correct(user, Correction(action="forget", memory_id=memory_id))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory import RetrievalWeights, StreamConfig
+from memory.records import ChangePolicy, RetrievalWeights, StreamConfig
 
 
 def long_horizon() -> StreamConfig:
@@ -18,8 +18,12 @@ def long_horizon() -> StreamConfig:
     mindstream's own conversation (tests/data/long_memory.json, docs/results.md): hybrid weight
     0.3 on BM25 beat 0.5 and 0.7; recency 0.5 kept the most of R@5 among the weights that
     ordered changed facts right.
+
+    Change detection is on: a new statement supersedes the earlier ones the relation judge
+    finds it replaces, so what is true now is what is retrieved (history stays reachable).
     """
     return StreamConfig(
+        changes=ChangePolicy(enabled=True),
         mode="hybrid",
         hybrid_alpha=0.3,
         gate=10,
@@ -37,6 +41,9 @@ class AssistantConfig(BaseModel):
     stream: StreamConfig = Field(default_factory=long_horizon)
     k: int = Field(8, ge=1, description="memories retrieved for an answer")
     history: int = Field(6, ge=0, description="recent turns of the chat shown with them")
+    replaced_shown: int = Field(
+        2, ge=0, description="superseded memories shown under the one that replaced them"
+    )
     max_tokens: int = Field(96, ge=1, description="length of an answer")
     answer_importance: float = Field(
         2.0, ge=1, le=10, description="importance of the assistant's own turns (not rated)"

@@ -12,4 +12,6 @@ ANSWER = PromptTemplate.from_template(
     "Answer in one or two sentences, using what you remember; if it is not there, say so."
 )
 MEMORY_LINE = PromptTemplate.from_template("- [{date}] {text}")
+# A memory that a later one replaced, shown under it so "before" questions can be answered.
+REPLACED_LINE = PromptTemplate.from_template("  (before that, no longer true: [{date}] {text})")
 HISTORY = PromptTemplate.from_template("The conversation so far:\n{turns}\n")

@@ -71,11 +71,29 @@ class GenerativeAgent:
         )
         return [hit.record.text for hit in hits]
 
-    def observe(self, texts: list[str], moment: datetime, tick: int) -> list[NewMemory]:
-        """What is newly in sight becomes observations; what was already seen is not repeated."""
+    def observe(
+        self,
+        texts: list[str],
+        moment: datetime,
+        tick: int,
+        subjects: dict[str, str] | None = None,
+    ) -> list[NewMemory]:
+        """What is newly in sight becomes observations; what was already seen is not repeated.
+        A text's `subjects` entry (an object's path) goes into its metadata, so the stream's
+        change detection lets the object's new state supersede the old one."""
         fresh = [text for text in texts if text not in self.seen]
         self.seen = list(texts)
-        return [self.memory(text, moment, "observation", tick=tick) for text in fresh]
+        about = subjects or {}
+        return [
+            self.memory(
+                text,
+                moment,
+                "observation",
+                tick=tick,
+                **({"subject": about[text]} if text in about else {}),
+            )
+            for text in fresh
+        ]
 
     # ---- what it is doing --------------------------------------------------------------
     def header(self) -> str:

@@ -37,6 +37,16 @@ class TeachMeConfig(BaseModel):
     gate_entailment: float = Field(
         0.0, description="... and only if the verifier finds it entails some choice this much"
     )
-    veto_entailment: float = Field(
-        0.3, description="a relevant 'X does not Y' rules out Y when 'X does Y' entails Y this much"
+    veto_contradiction: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="a relevant taught fact rules a choice out when the relation judge finds "
+        "it shows the choice false with at least this probability",
+    )
+    support_floor: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="... and never when the verifier finds the fact entails the choice this much",
     )

@@ -20,7 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.teachme.config import TeachMeConfig
-from agents.teachme.judging import FactJudgement, judge_facts
+from agents.teachme.judging import FactJudgement, Veto, judge_facts, vetoes
 from agents.teachme.language import negate, normal_form, polarity, rule_hypothesis
 from agents.teachme.prompts import (
     DIRECT,
@@ -31,6 +31,7 @@ from agents.teachme.prompts import (
     WITH_PREMISES,
 )
 from lm import Scorer, belief, complete_batch
+from lm.judge import RelationJudge
 from lm.verifier import Verifier
 from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, RetrievalWeights
 
@@ -64,8 +65,13 @@ class Answer(BaseModel):
     proofs: list[Proof]
     considered: list[MemoryRecord] = Field(default_factory=list)
     judgements: list[FactJudgement] = Field(default_factory=list)
-    ruled_out: list[int] = Field(default_factory=list)  # choices a taught negation excludes
+    vetoes: list[Veto] = Field(default_factory=list)  # choices taught facts show false, and why
     mode: Literal["proof", "direct"] = "proof"
+    note: str | None = None  # why a forced premise did or did not change the proof
+
+    @property
+    def ruled_out(self) -> list[int]:
+        return [v.choice_index for v in self.vetoes]
 
     @property
     def found(self) -> bool:
@@ -94,6 +100,7 @@ class TeachableReasoner:
         user: str = "user",
         config: TeachMeConfig | None = None,
         verifier: Verifier | None = None,
+        judge: RelationJudge | None = None,
     ) -> None:
         self.stream = stream
         self.scorer = scorer
@@ -101,15 +108,21 @@ class TeachableReasoner:
         self.user = user
         self.config = config or TeachMeConfig()
         self.verifier = verifier if self.config.verifier == "auto" else None
+        self.judge = judge
 
     # ---- answering ---------------------------------------------------------------------
-    def answer(self, question: str, choices: Sequence[str] | None = None) -> Answer:
-        """The choice with the best proof. Without choices, candidates are sampled first."""
+    def answer(
+        self, question: str, choices: Sequence[str] | None = None, force: str | None = None
+    ) -> Answer:
+        """The choice with the best proof. Without choices, candidates are sampled first.
+        `force` (a taught memory's id, with a verifier) makes that fact the proof's premise."""
         options = list(choices) if choices else self._candidates(question)
         hypotheses = self._hypotheses(question, options)
         facts = self.retrieve_facts(question, options)
         if self.verifier is not None:
-            return self._verified(question, options, hypotheses, facts)
+            if force is not None and force not in {f.id for f in facts}:
+                facts = [*facts, self.stream.get(force)]
+            return self._verified(question, options, hypotheses, facts, force)
         starts: list[list[Premise]] = [[]]
         starts += [[Premise(text=f.text, memory_id=f.id)] for f in facts]
         proofs = self._score(question, options, hypotheses, self._premise_sets(starts, hypotheses))
@@ -134,16 +147,22 @@ class TeachableReasoner:
         )
 
     def _verified(
-        self, question: str, options: list[str], hypotheses: list[str], facts: list[MemoryRecord]
+        self,
+        question: str,
+        options: list[str],
+        hypotheses: list[str],
+        facts: list[MemoryRecord],
+        force: str | None = None,
     ) -> Answer:
         """Proofs from gated facts, judged by the verifier; without one, the direct answer.
-        Choices a relevant taught negation rules out are never picked (unless all are)."""
+        Choices a relevant taught fact shows false are never picked (unless all are)."""
         assert self.verifier is not None
         query = " ".join([question, *options])
         judgements = judge_facts(
-            self.verifier, self.stream.embedder, query, hypotheses, facts, self.config, options
+            self.verifier, self.judge, self.stream.embedder, query, hypotheses, facts, self.config
         )
-        ruled_out = sorted({j.contradicted for j in judgements if j.contradicted is not None})
+        vetoed = vetoes(judgements, self.config)
+        ruled_out = {v.choice_index for v in vetoed}
         direct = self._score(question, options, hypotheses, [([], None)])
         proofs = [
             Proof(
@@ -155,11 +174,13 @@ class TeachableReasoner:
                 score=math.log(max(p, 1e-9)),
             )
             for j in judgements
-            if j.used
+            if j.used or j.fact.id == force
             for i, p in enumerate(j.entailment)
         ]
         kept = self._allowed([*proofs, *direct])  # one read of what was taught and blocked
         proofs = [p for p in kept if p.premises]
+        if force is not None:
+            proofs = [p for p in proofs if p.premises[0].memory_id == force]
         unblocked = [p for p in kept if not p.premises] or direct
         allowed = [p for p in proofs if p.choice_index not in ruled_out]
         fallback = [p for p in unblocked if p.choice_index not in ruled_out] or unblocked
@@ -172,7 +193,7 @@ class TeachableReasoner:
             proofs=[*proofs, *direct],
             considered=facts,
             judgements=judgements,
-            ruled_out=ruled_out,
+            vetoes=vetoed,
         )
 
     def _allowed(self, proofs: list[Proof]) -> list[Proof]:

@@ -103,14 +103,18 @@ class TeachMeSession:
         return self._reanswer()
 
     def use_fact(self, number: int) -> Answer:
-        """Pick one of the considered facts (1-based): it is confirmed as taught."""
+        """Pick one of the considered facts (1-based): it becomes the proof's premise, and the
+        answer's `note` says how the proof changed, or why it could not."""
         answer = self._current()
         if not 1 <= number <= len(answer.considered):
             raise ValueError(
                 f"pick one of the {len(answer.considered)} considered facts by its number"
             )
-        self._teach(answer.considered[number - 1].text, "picked fact")
-        return self._reanswer()
+        fact = self._teach(answer.considered[number - 1].text, "picked fact")
+        assert self.question is not None
+        forced = self.reasoner.answer(self.question, self.choices or None, force=fact.id)
+        self.answer = forced.model_copy(update={"note": _forced_note(answer, forced, fact)})
+        return self.answer
 
     def forget(self, memory_id: str) -> Answer:
         self.reasoner.stream.forget(memory_id)
@@ -169,3 +173,21 @@ class TeachMeSession:
             if normal_form(record.text) == normal_form(memory.text) and record.kind is kind:
                 return record
         return self.reasoner.stream.add_many([memory])[0]
+
+
+def _forced_note(before: Answer, after: Answer, fact: MemoryRecord) -> str:
+    """What picking `fact` did to the proof, in one line."""
+    premise = after.proof.premises[0].memory_id if after.proof and after.proof.premises else None
+    if premise != fact.id:
+        vetoed = [v for v in after.vetoes if v.memory_id == fact.id]
+        if vetoed:
+            because = f"it rules out {', '.join(after.choices[v.choice_index] for v in vetoed)}"
+        else:
+            because = "every proof from it is blocked or ruled out"
+        return f"Not used: {because}; the answer stays as it was."
+    was = before.proof.premises[0].memory_id if before.proof and before.proof.premises else None
+    if was == fact.id and before.choice_index == after.choice_index:
+        return "That fact was already the proof's premise; nothing changed."
+    if before.choice_index == after.choice_index:
+        return "The proof now rests on that fact; the answer is the same."
+    return f"The proof now rests on that fact, and the answer changed to {after.choice!r}."

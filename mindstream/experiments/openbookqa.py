@@ -56,10 +56,10 @@ def load_split(split: str, folder: Path = DEFAULT_DATA, limit: int | None = None
     return load_questions(folder / SPLIT_FILES[split], limit)
 
 
-def load_questions(path: Path, limit: int | None = None) -> list[Question]:
-    """Any file in the OpenBookQA `*_complete.jsonl` format."""
+def load_questions(path: Path, limit: int | None = None, flag: str = "--data") -> list[Question]:
+    """Any file in the OpenBookQA `*_complete.jsonl` format; an empty one is refused."""
     if not path.is_file():
-        raise DataError(f"{path}: not found (pass --data with an OpenBookQA jsonl file)")
+        raise DataError(f"{path}: not found (pass {flag} with an OpenBookQA jsonl file)")
     questions = []
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         if not line.strip():
@@ -67,6 +67,8 @@ def load_questions(path: Path, limit: int | None = None) -> list[Question]:
         questions.append(_parse(line, path, number))
         if limit is not None and len(questions) == limit:
             break
+    if not questions:
+        raise DataError(f"{path}: no questions (an OpenBookQA *_complete.jsonl file is needed)")
     return questions
 
 

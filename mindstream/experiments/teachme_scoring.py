@@ -97,12 +97,12 @@ def _measure(lab: Lab, reasoner: Any, q: Question) -> dict[str, Any]:
     open_gate = TeachMeConfig(gate_similarity=-1.0, gate_entailment=0.0)
     judged = judge_facts(
         lab.verifier,
+        None,  # the gates only: which facts become premises, not what they rule out
         lab.embedder,
         " ".join([q.stem, *q.choices]),
         hypotheses,
         facts,
         open_gate,
-        q.choices,
     )
     return {
         "answer": q.answer_index,

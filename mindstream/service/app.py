@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 
 from agents.assistant import Correction, Reply
 from lm import ServedModelError
-from memory import InvalidMemoryError, MemoryNotFoundError
+from memory import InvalidMemoryError, MemoryNotFoundError, MemoryStateError
 from mindstream.service import jobs
 from mindstream.service.config import ServiceConfig
 from mindstream.service.limits import BodyLimit, RateLimiter
@@ -152,15 +152,24 @@ def _user_routes(service: Service) -> APIRouter:
 
     @router.post("/memories/{memory_id}/supersede")
     def supersede(memory_id: str, body: SupersedeIn, me: User) -> MemoryOut:
+        """Replace the memory's newest version; a forgotten memory answers 409."""
         return MemoryOut.of(assistant.supersede(me, memory_id, body.text))
+
+    @router.post("/memories/{memory_id}/restore")
+    def restore(memory_id: str, me: User) -> MemoryOut:
+        """Undo a supersede (automatic or by hand); only a superseded memory, else 409."""
+        return MemoryOut.of(assistant.restore(me, memory_id))
 
     @router.get("/search")
     def search(
         me: User,
         q: Annotated[str, Query(min_length=1, max_length=1000)],
         k: Annotated[int, Query(ge=1, le=100)] = 10,
+        history: Annotated[
+            bool, Query(description="include superseded and forgotten memories")
+        ] = False,
     ) -> list[FoundOut]:
-        return [FoundOut.of(m) for m in assistant.search(me, q, k)]
+        return [FoundOut.of(m) for m in assistant.search(me, q, k, history)]
 
     @router.post("/corrections")
     def correct(body: CorrectionIn, me: User) -> MemoryOut:
@@ -276,6 +285,7 @@ def _errors(app: FastAPI) -> None:
 
     app.add_exception_handler(MemoryNotFoundError, handler(404))
     app.add_exception_handler(UserExists, handler(409))
+    app.add_exception_handler(MemoryStateError, handler(409))
     app.add_exception_handler(InvalidMemoryError, handler(422))
     app.add_exception_handler(ValueError, handler(422))
     app.add_exception_handler(ServedModelError, handler(502))

@@ -47,7 +47,13 @@ class AnswerOut(BaseModel):
     hypothesis: str | None
     premises: list[PremiseOut]
     verifier: float | None = Field(None, description="the verifier's P(premises entail it)")
-    ruled_out: list[str] = Field(default_factory=list, description="excluded by a taught 'not'")
+    ruled_out: list[str] = Field(
+        default_factory=list, description="choices a taught fact shows false"
+    )
+    ruled_out_by: list[str] = Field(
+        default_factory=list, description="the taught fact that ruled out each of ruled_out"
+    )
+    note: str | None = Field(None, description="what picking a fact did to the proof")
 
 
 def answer_out(answer: Answer) -> AnswerOut:
@@ -64,7 +70,9 @@ def answer_out(answer: Answer) -> AnswerOut:
             for n, p in enumerate(premises, start=1)
         ],
         verifier=proof.entailment if proof else None,
-        ruled_out=[answer.choices[i] for i in answer.ruled_out],
+        ruled_out=[answer.choices[v.choice_index] for v in answer.vetoes],
+        ruled_out_by=[v.fact for v in answer.vetoes],
+        note=answer.note,
     )
 
 

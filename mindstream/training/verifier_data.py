@@ -82,6 +82,8 @@ def entailmentbank_examples(path: Path, seed: int = 0) -> list[Example]:
     """Steps of the proofs in an EntailmentBank `train.angles.jsonl` (task_2 has distractors)."""
     rng = random.Random(seed)
     out: list[Example] = []
+    if not path.is_file():
+        raise DataError(f"{path}: not found (pass --entailmentbank with a train.angles.jsonl)")
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         if not line.strip():
             continue
@@ -96,6 +98,8 @@ def entailmentbank_examples(path: Path, seed: int = 0) -> list[Example]:
             ) from None
         for premises, conclusion in _steps(proof, context, hypothesis):
             out += _step_examples(premises, conclusion, list(context.values()), rng)
+    if not out:
+        raise DataError(f"{path}: no proof steps (an EntailmentBank train.angles.jsonl is needed)")
     return out
 
 

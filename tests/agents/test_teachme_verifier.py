@@ -1,5 +1,6 @@
-"""The verifier path of TeachMe on scripted parts: premise gating, taught negations ruling a
-choice out, proofs never holding a premise the user refuted, the verifier memo."""
+"""The verifier path of TeachMe on scripted parts: premise gating, taught facts ruling a
+choice out through the judge (never one they support), proofs never holding a premise the
+user refuted, forcing a considered fact, the verifier memo."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 from agents.teachme import TeachableReasoner, TeachMeConfig
 from agents.teachme.language import normal_form
 from lm import LogLikelihood
-from lm.fakes import HashEmbeddings
+from lm.fakes import FakeJudge, HashEmbeddings
 from lm.scoring import mean_loglik_choices
 from lm.verifier import MemoVerifier
 from memory import InMemoryStore, MemoryStream, new_memory
@@ -61,6 +62,13 @@ class WordVerifier:
         return out
 
 
+class SteelVerifier(WordVerifier):
+    """Entailed exactly when premise and hypothesis both mention steel."""
+
+    def entailment_batch(self, requests: Sequence[tuple[Sequence[str], str]]) -> list[float]:
+        return [0.9 if "steel" in " ".join(p) and "steel" in h else 0.1 for p, h in requests]
+
+
 class SameEmbeddings(HashEmbeddings):
     """Everything about magnets is close; anything else is far."""
 
@@ -71,12 +79,25 @@ class SameEmbeddings(HashEmbeddings):
         return self.embed_documents([text])[0]
 
 
-def _reasoner(facts: list[str], verifier: WordVerifier | None = None) -> TeachableReasoner:
+def denies(fact: str, claim: str) -> float:
+    """A negative fact contradicts a claim whose answer part it names (a word of 5+ letters)."""
+    answer = claim.lower().split(":")[-1]
+    named = any(len(w) > 4 and w.strip(".") in fact.lower() for w in answer.split())
+    return 0.95 if " not " in f" {fact.lower()} " and named else 0.05
+
+
+def _reasoner(
+    facts: list[str], verifier: WordVerifier | None = None, judge: FakeJudge | None = None
+) -> TeachableReasoner:
     stream = MemoryStream(InMemoryStore(), SameEmbeddings())
     stream.add_many([new_memory(text=f, owner="user", kind="fact", importance=8.0) for f in facts])
     config = TeachMeConfig(retrieve_k=5, gate_similarity=0.5, gate_entailment=0.5)
     return TeachableReasoner(
-        stream, PrefersCopper(), config=config, verifier=verifier or WordVerifier()
+        stream,
+        PrefersCopper(),
+        config=config,
+        verifier=verifier or WordVerifier(),
+        judge=judge or FakeJudge(contradicts=denies),
     )
 
 
@@ -85,10 +106,44 @@ def test_without_facts_the_direct_answer_stands() -> None:
     assert answer.choice == "a copper coin" and not answer.proof.premises  # type: ignore[union-attr]
 
 
-def test_a_taught_negation_rules_its_choice_out() -> None:
+def test_a_taught_negation_rules_its_choice_out_and_names_the_fact() -> None:
     answer = _reasoner(["A magnet does not attract copper."]).answer(QUESTION, CHOICES)
     assert answer.ruled_out == [0]
     assert answer.choice == "a steel paperclip"
+    assert answer.vetoes[0].fact == "A magnet does not attract copper."
+
+
+def test_a_fact_never_rules_out_a_choice_it_supports() -> None:
+    """The judge says the fact contradicts both choices; the verifier finds it entails the
+    paperclip (it names steel), so only the coin can be ruled out."""
+    fact = "A magnet attracts steel paperclips and does not attract copper coins."
+    judge = FakeJudge(contradicts=lambda fact, claim: 0.9)
+    answer = _reasoner([fact], SteelVerifier(), judge).answer(QUESTION, CHOICES)
+    assert answer.ruled_out == [0]
+    assert answer.choice == "a steel paperclip"
+
+
+def test_a_negation_the_judge_does_not_find_contradicting_vetoes_nothing() -> None:
+    """Word overlap with 'not' is not a veto: only the judge's contradiction is."""
+    answer = _reasoner(["A magnet does not attract copper."], judge=FakeJudge()).answer(
+        QUESTION, CHOICES
+    )
+    assert answer.ruled_out == [] and answer.choice == "a copper coin"
+
+
+def test_using_a_considered_fact_changes_the_proof_or_says_why_not() -> None:
+    from agents.teachme import TeachMeSession
+
+    facts = ["A magnet attracts steel paperclips.", "A magnet is made of iron."]
+    session = TeachMeSession(_reasoner(facts))
+    first = session.ask(QUESTION, CHOICES)
+    assert first.proof is not None and first.proof.premises[0].text == facts[0]
+    number = [f.text for f in first.considered].index(facts[1]) + 1
+    forced = session.use_fact(number)
+    assert forced.proof is not None and forced.proof.premises[0].text == facts[1]
+    assert forced.note is not None and "rests on that fact" in forced.note
+    again = session.use_fact([f.text for f in forced.considered].index(facts[1]) + 1)
+    assert again.note == "That fact was already the proof's premise; nothing changed."
 
 
 def test_a_gated_fact_is_the_premise_and_an_unrelated_one_is_not() -> None:

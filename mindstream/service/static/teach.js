@@ -30,7 +30,7 @@ function drawAnswer(answer) {
     answer.premises.length ? el("div", {}, el("div", { class: "muted" }, "Because:"), premises) : el("p", { class: "muted" }, "No premises: answered directly."),
     answer.hypothesis ? el("p", {}, "Therefore: ", el("em", {}, answer.hypothesis),
       answer.verifier == null ? null : el("span", { class: "muted" }, ` (verifier ${answer.verifier.toFixed(2)})`)) : null,
-    answer.ruled_out.length ? el("p", { class: "muted", id: "ruled-out" }, "Ruled out by what you taught: " + answer.ruled_out.join(", ")) : null,
+    answer.ruled_out.length ? el("p", { class: "muted", id: "ruled-out" }, "Ruled out by what you taught: " + answer.ruled_out.map((choice, n) => `${choice} (by "${answer.ruled_out_by[n]}")`).join("; ")) : null,
     el("form", { class: "row", onsubmit: (e) => { e.preventDefault(); call("/api/teach/move", { action: "add_fact", text: fact.value }); } },
       fact, el("button", { type: "submit" }, "Add fact")),
     el("button", { id: "agree", onclick: () => call("/api/teach/move", { action: "agree" }) }, "I agree"));

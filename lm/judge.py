@@ -1,0 +1,113 @@
+"""The relation judge: how two statements relate, as probabilities.
+
+Two questions, one judge: does a later statement make an earlier one out of date ("I live in
+Leeds" / "the boxes went over to the new house in York"), and does a fact show a claim false
+(TeachMe's taught negations)? The memory stream asks the first on every write, TeachMe the
+second before it rules a choice out. On the embedded model the judge is a yes/no adapter
+trained on built data (`mindstream train judge`, shipped in `lm/adapters/judge`); a served
+model answers the same questions, few-shot, through its scorer's `p_yes_batch`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from langchain_core.prompts import PromptTemplate
+
+from lm.config import JUDGE_ADAPTER_DIR
+from lm.yes_no import YesNoAdapter, load_yes_no_adapter
+
+if TYPE_CHECKING:
+    from lm.scoring import Scorer
+
+REPLACES = PromptTemplate.from_template(
+    "Earlier: {earlier}\nLater: {later}\n"
+    "Does the later statement make the earlier one out of date? Answer:"
+)
+CONTRADICTS = PromptTemplate.from_template(
+    "Fact: {fact}\nClaim: {claim}\nDoes the fact show that the claim is false? Answer:"
+)
+# For a served model (no adapter): the same questions after worked examples of each answer.
+FEW_SHOT_REPLACES = PromptTemplate.from_template(
+    "Answer each question with Yes or No.\n\n"
+    "Earlier: I live in Leeds.\nLater: We got the keys to our new flat in York.\n"
+    "Does the later statement make the earlier one out of date? Answer: Yes\n\n"
+    "Earlier: I have a dog called Max.\nLater: We adopted a cat as well.\n"
+    "Does the later statement make the earlier one out of date? Answer: No\n\n"
+    "Earlier: My manager is Priya.\nLater: Priya left, so now I report to Tom.\n"
+    "Does the later statement make the earlier one out of date? Answer: Yes\n\n"
+    "Earlier: I work at Acme.\nLater: My sister works at Globex.\n"
+    "Does the later statement make the earlier one out of date? Answer: No\n\n"
+    "{request}"
+)
+FEW_SHOT_CONTRADICTS = PromptTemplate.from_template(
+    "Answer each question with Yes or No.\n\n"
+    "Fact: Metals conduct electricity.\nClaim: Copper does not conduct electricity.\n"
+    "Does the fact show that the claim is false? Answer: Yes\n\n"
+    "Fact: Plants need sunlight to grow.\nClaim: A plant in a sunny window grows.\n"
+    "Does the fact show that the claim is false? Answer: No\n\n"
+    "{request}"
+)
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if text[-1:] in ".!?" else text + "."
+
+
+def replaces_prompt(earlier: str, later: str) -> str:
+    return REPLACES.format(earlier=_sentence(earlier), later=_sentence(later))
+
+
+def contradicts_prompt(fact: str, claim: str) -> str:
+    return CONTRADICTS.format(fact=_sentence(fact), claim=_sentence(claim))
+
+
+@runtime_checkable
+class RelationJudge(Protocol):
+    """P(later replaces earlier) for (earlier, later) pairs; P(fact shows the claim false) for
+    (fact, claim) pairs. Each call is one batch."""
+
+    def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]: ...
+
+    def contradicts_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]: ...
+
+
+class AdapterJudge:
+    """The embedded model with the judge adapter merged in."""
+
+    def __init__(self, adapter: YesNoAdapter) -> None:
+        self.adapter = adapter
+
+    def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        return self.adapter.p_yes([replaces_prompt(e, n) for e, n in pairs])
+
+    def contradicts_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        return self.adapter.p_yes([contradicts_prompt(f, c) for f, c in pairs])
+
+
+class ScorerJudge:
+    """Any scorer as a judge (a served model): its P(yes) on few-shot prompts."""
+
+    def __init__(self, scorer: Scorer) -> None:
+        self.scorer = scorer
+
+    def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        prompts = [FEW_SHOT_REPLACES.format(request=replaces_prompt(e, n)) for e, n in pairs]
+        return self.scorer.p_yes_batch(prompts) if prompts else []
+
+    def contradicts_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        prompts = [FEW_SHOT_CONTRADICTS.format(request=contradicts_prompt(f, c)) for f, c in pairs]
+        return self.scorer.p_yes_batch(prompts) if prompts else []
+
+
+def load_adapter_judge(
+    base: Path, adapter: Path = JUDGE_ADAPTER_DIR, threads: int | None = None
+) -> AdapterJudge:
+    """The base model in `base` with the judge adapter merged; loaded once per process."""
+    probe = replaces_prompt("I live in a small flat in Leeds", "We moved to York last week")
+    return AdapterJudge(
+        load_yes_no_adapter(base, adapter, probe, threads, trainer="mindstream train judge")
+    )

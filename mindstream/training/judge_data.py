@@ -1,0 +1,242 @@
+"""Training data for the relation judge, built from templates and the training splits only.
+
+- Replacements (`replaces`): pairs of statements about one kind of personal fact from the slot
+  catalogue (`data/judge_slots.yaml`): a change (explicit, implicit, partial) or a plain new
+  value replaces; someone else's fact, a visit, a plan, an elaboration, a repeat, a second pet
+  or language, or a different topic does not. Town observations: an object's or a person's new
+  state replaces the old one; another object's or person's does not.
+- Contradictions (`contradicts`): OpenBookQA train facts against the right choice's hypothesis
+  (supported, so no) and negated (yes), a negated fact against the hypothesis (yes), an
+  unrelated fact (no); EntailmentBank train proof steps against their conclusion (no) and its
+  negation (yes).
+
+Slots named in `heldout` are kept out of training and measure the curve.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agents.teachme.language import negate, rule_hypothesis
+from lm.judge import contradicts_prompt, replaces_prompt
+from mindstream.experiments.openbookqa import DataError, Question
+from mindstream.training.adapter import Labelled
+from mindstream.training.verifier_data import entailmentbank_examples
+
+CATALOGUE = Path(__file__).parent / "data" / "judge_slots.yaml"
+FILLERS = ("Quick update: ", "Oh, and ", "Anyway, ", "btw ", "So, ", "News: ", "Guess what? ")
+TAILS = (" It's been a busy week.", " Anyway, how are you?", " Long day today.", " Ha.")
+
+
+class Slot(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    values: list[str] = Field(min_length=2)
+    state: list[str] = Field(min_length=1)
+    change: list[str] = Field(default_factory=list)
+    keep: list[str] = Field(default_factory=list)
+    additive: bool = False
+
+
+class Subject(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subject: str
+    values: list[str] = Field(min_length=2)
+    state: list[str] = Field(min_length=1)
+
+
+class People(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    names: list[str] = Field(min_length=2)
+    places: list[str] = Field(min_length=2)
+    activities: list[str] = Field(min_length=2)
+    state: list[str]
+    activity: list[str]
+
+
+class Catalogue(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    slots: dict[str, Slot]
+    states: list[Subject]
+    people: People
+
+
+class Pair(BaseModel):
+    """(earlier, later) and whether the later makes the earlier out of date."""
+
+    model_config = ConfigDict(frozen=True)
+
+    earlier: str
+    later: str
+    replaces: bool
+    source: str
+    slot: str = ""
+
+
+def load_catalogue(path: Path = CATALOGUE) -> Catalogue:
+    try:
+        return Catalogue.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise DataError(f"{path}: not found") from None
+    except (yaml.YAMLError, ValidationError) as error:
+        raise DataError(f"{path}: not a slot catalogue ({str(error).splitlines()[0]})") from None
+
+
+def _fill(template: str, rng: random.Random, **values: str) -> str:
+    text = template.format(**values)
+    return text[:1].upper() + text[1:]
+
+
+def _two(values: Sequence[str], rng: random.Random) -> tuple[str, str]:
+    old, new = rng.sample(list(values), 2)
+    return old, new
+
+
+def slot_pairs(name: str, slot: Slot, other: Sequence[Slot], rng: random.Random) -> Pair:
+    """One pair about `slot`: a replacement or a compatible statement, about half each."""
+    old, new = _two(slot.values, rng)
+    earlier = _fill(rng.choice(slot.state), rng, v=old, old=old, new=new)
+    roll = rng.random()
+    if slot.additive:
+        pool = slot.change + slot.state
+        later = _fill(rng.choice(pool), rng, v=new, old=old, new=new)
+        return Pair(earlier=earlier, later=later, replaces=False, source="additive", slot=name)
+    if roll < 0.32 and slot.change:
+        later = _fill(rng.choice(slot.change), rng, v=new, old=old, new=new)
+        return Pair(earlier=earlier, later=later, replaces=True, source="change", slot=name)
+    if roll < 0.47:
+        later = _fill(rng.choice(slot.state), rng, v=new, old=old, new=new)
+        return Pair(earlier=earlier, later=later, replaces=True, source="new value", slot=name)
+    if roll < 0.78 and slot.keep:
+        later = _fill(rng.choice(slot.keep), rng, v=new, old=old, new=new)
+        return Pair(earlier=earlier, later=later, replaces=False, source="compatible", slot=name)
+    if roll < 0.88:
+        later = _fill(rng.choice(slot.state), rng, v=old, old=old, new=new)
+        return Pair(earlier=earlier, later=later, replaces=False, source="repeat", slot=name)
+    topic = rng.choice(list(other))
+    a, b = _two(topic.values, rng)
+    later = _fill(rng.choice(topic.change or topic.state), rng, v=b, old=a, new=b)
+    return Pair(earlier=earlier, later=later, replaces=False, source="other topic", slot=name)
+
+
+def town_pair(catalogue: Catalogue, rng: random.Random) -> Pair:
+    """An observation of the town: a new state of the same thing replaces; others do not."""
+    if rng.random() < 0.5:
+        first, second = rng.sample(catalogue.states, 2)
+        one = rng.choice(catalogue.states)
+        old, new = _two(one.values, rng)
+        earlier = _fill(rng.choice(one.state), rng, s=one.subject, v=old)
+        kind = rng.random()
+        if kind < 0.5:
+            later = _fill(rng.choice(one.state), rng, s=one.subject, v=new)
+            return Pair(earlier=earlier, later=later, replaces=True, source="town state")
+        other = first if first is not one else second
+        value = rng.choice(other.values)
+        later = _fill(rng.choice(other.state), rng, s=other.subject, v=value)
+        return Pair(earlier=earlier, later=later, replaces=False, source="town other object")
+    people = catalogue.people
+    name, someone = _two(people.names, rng)
+    old, new = _two(people.places, rng)
+    earlier = _fill(rng.choice(people.state), rng, n=name, p=old)
+    kind = rng.random()
+    if kind < 0.5:
+        later = _fill(rng.choice(people.state), rng, n=name, p=new)
+        return Pair(earlier=earlier, later=later, replaces=True, source="town person")
+    if kind < 0.8:
+        later = _fill(rng.choice(people.state), rng, n=someone, p=new)
+        return Pair(earlier=earlier, later=later, replaces=False, source="town other person")
+    later = _fill(rng.choice(people.activity), rng, n=name, a=rng.choice(people.activities))
+    return Pair(earlier=earlier, later=later, replaces=False, source="town activity")
+
+
+def _lower_first(text: str) -> str:
+    """'Sold the car' -> 'sold the car'; 'I moved' and "I'm" keep their capital."""
+    if text[:2] in ("I ", "I'") or text[:1] == "{":
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def decorate(pair: Pair, rng: random.Random) -> Pair:
+    """Chat-like variation: a speaker prefix, a filler, a tail, lower case, no full stop."""
+    earlier, later = pair.earlier, pair.later
+    if rng.random() < 0.2:
+        later = rng.choice(FILLERS) + _lower_first(later)
+    if rng.random() < 0.12:
+        earlier += rng.choice(TAILS)
+    if rng.random() < 0.12:
+        later += rng.choice(TAILS)
+    if rng.random() < 0.1:
+        later = _lower_first(later).rstrip(".")
+    if rng.random() < 0.15:
+        earlier, later = f"User: {earlier}", f"User: {later}"
+    return pair.model_copy(update={"earlier": earlier, "later": later})
+
+
+def replacement_pairs(
+    catalogue: Catalogue, slots: Sequence[str], per_slot: int, town: int, seed: int
+) -> list[Pair]:
+    rng = random.Random(seed)
+    chosen = {n: catalogue.slots[n] for n in slots}
+    others = list(chosen.values())
+    pairs = []
+    for name, slot in chosen.items():
+        rest = [s for s in others if s is not slot]
+        pairs += [decorate(slot_pairs(name, slot, rest, rng), rng) for _ in range(per_slot)]
+    pairs += [decorate(town_pair(catalogue, rng), rng) for _ in range(town)]
+    return list({(p.earlier, p.later): p for p in pairs}.values())  # no repeated pair
+
+
+def contradiction_examples(
+    questions: Sequence[Question], bank: Path | None, seed: int, bank_share: float
+) -> list[Labelled]:
+    rng = random.Random(seed)
+    facts = sorted({q.fact for q in questions})
+    out = list(_openbookqa_contradictions(questions, facts, rng))
+    if bank is not None:
+        steps = [e for e in entailmentbank_examples(bank, seed) if e.source == "entailmentbank"]
+        rng.shuffle(steps)
+        for step in steps[: round(len(steps) * bank_share)]:
+            fact = " ".join(p.strip().rstrip(".") + "." for p in step.premises)
+            out.append(_contradiction(fact, step.hypothesis, False, "entailmentbank"))
+            negated = negate(step.hypothesis)
+            out.append(_contradiction(fact, negated, True, "entailmentbank negated"))
+    return out
+
+
+def _openbookqa_contradictions(
+    questions: Sequence[Question], facts: Sequence[str], rng: random.Random
+) -> Iterator[Labelled]:
+    for q in questions:
+        right = rule_hypothesis(q.stem, q.choices[q.answer_index])
+        roll = rng.random()
+        if roll < 0.5:
+            yield _contradiction(q.fact, negate(right), True, "openbookqa negated claim")
+        else:
+            yield _contradiction(negate(q.fact), right, True, "openbookqa negated fact")
+        if rng.random() < 0.6:
+            yield _contradiction(q.fact, right, False, "openbookqa supported")
+        else:
+            yield _contradiction(rng.choice(facts), right, False, "openbookqa unrelated")
+
+
+def _contradiction(fact: str, claim: str, label: bool, source: str) -> Labelled:
+    return Labelled(prompt=contradicts_prompt(fact, claim), label=label, source=source)
+
+
+def labelled_pairs(pairs: Sequence[Pair]) -> list[Labelled]:
+    return [
+        Labelled(
+            prompt=replaces_prompt(p.earlier, p.later),
+            label=p.replaces,
+            source=f"replaces: {p.source}",
+        )
+        for p in pairs
+    ]

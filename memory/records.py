@@ -136,8 +136,13 @@ class ChangePolicy(BaseModel):
         True, description="ask the relation judge (off: only matching `subject`s supersede)"
     )
     threshold: float = Field(0.5, gt=0.0, le=1.0, description="P(replaces) to supersede")
-    candidates: int = Field(3, ge=1, description="most similar active memories compared")
-    min_similarity: float = Field(0.3, ge=-1.0, le=1.0, description="cosine to be compared")
+    candidates: int = Field(5, ge=1, description="most similar active memories compared")
+    min_similarity: float = Field(
+        0.15,
+        ge=-1.0,
+        le=1.0,
+        description="cosine to be compared (0.15 keeps 99% of the training replacements)",
+    )
     kinds: tuple[MemoryKind, ...] = CHANGING_KINDS
 
 

@@ -256,6 +256,42 @@ def long_memory(
         )
 
 
+@app.command("changed-facts")
+@clean_errors
+@configured
+def changed_facts(
+    parts: Parts,
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Items (jsonl: id, kind changed|compatible, type, earlier, later, question; "
+            "see mindstream/experiments/changed_facts_data.py). Repeatable. Default: the "
+            "packaged templated and hand-written sets."
+        ),
+    ] = None,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Is what is true now retrieved first? Current-statement-first rate on changed facts,
+    false-supersede rate on compatible pairs (assistant policy without and with the relation
+    judge), and the judge's calibration (table, JSON, PNG)."""
+    from mindstream.experiments.changed_facts import DEFAULT_DATA, run
+
+    files = data or DEFAULT_DATA
+    destination = _destination(out, docs, "changed-facts")
+    command = "mindstream eval changed-facts" + "".join(f" --data {f}" for f in data or [])
+    result = run(files, destination, parts, command)
+    for name, r in result["policies"].items():
+        console.print(
+            f"{name}: current first {r['current_first']:.1%} of {r['changed']}, "
+            f"compatible wrongly superseded {r['false_supersede']:.1%} of {r['compatible']}"
+        )
+    console.print(
+        f"judge: AUC {result['calibration']['auc']:.3f}, ECE "
+        f"{result['calibration']['ece']:.3f}; written to {destination}"
+    )
+
+
 @app.command()
 @clean_errors
 @configured

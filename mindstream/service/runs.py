@@ -45,11 +45,19 @@ class Reflection(BaseModel):
     evidence: list[MemoryOut]
 
 
+class Replaced(BaseModel):
+    """A memory a newer one made out of date, and by which, how and how surely."""
+
+    memory: MemoryOut
+    by: MemoryOut | None
+
+
 class Mind(BaseModel):
     agent: str
     plan: list[PlanNode]
     recent: list[MemoryOut]
     reflections: list[Reflection]
+    replaced: list[Replaced] = []
     note: str = ""
 
 
@@ -112,7 +120,8 @@ class RunViews:
             stream = self.stream(name)
         except StoreBusyError as error:
             return Mind(agent=agent, plan=plan, recent=[], reflections=[], note=str(error))
-        records = [r for r in stream.records(agent) if r.status.value == "active"]
+        everything = stream.records(agent)
+        records = [r for r in everything if r.status.value == "active"]
         if not records and agent not in self.overview(name).agents:
             raise RunNotFound(f"no agent {agent!r} in run {name!r}")
         lived = sorted(records, key=lambda r: r.created_at, reverse=True)
@@ -126,6 +135,7 @@ class RunViews:
             plan=plan,
             recent=[MemoryOut.of(r) for r in lived if r.kind is not MemoryKind.REFLECTION][:recent],
             reflections=reflections,
+            replaced=_replaced(stream, everything)[:recent],
         )
 
     def recall(self, name: str, agent: str, query: str, k: int = 8) -> list[FoundOut]:
@@ -196,3 +206,14 @@ def _tree(steps: list[dict[str, Any]]) -> list[PlanNode]:
         (stack[-1][1].children if stack else roots).append(node)
         stack.append((level, node))
     return roots
+
+
+def _replaced(stream: MemoryStream, records: list[MemoryRecord]) -> list[Replaced]:
+    """Superseded memories, newest first, each with the memory that replaced it."""
+    gone = [r for r in records if r.status.value == "superseded"]
+    gone.sort(key=lambda r: str(r.metadata.get("superseded_at", "")), reverse=True)
+    out = []
+    for record in gone:
+        by = stream.find(str(record.metadata.get("superseded_by", "")))
+        out.append(Replaced(memory=MemoryOut.of(record), by=MemoryOut.of(by) if by else None))
+    return out

@@ -6,15 +6,18 @@ from __future__ import annotations
 import pytest
 
 from agents.assistant import Assistant, AssistantConfig, Correction
-from lm.fakes import HashEmbeddings, ScriptedChatModel
+from agents.assistant.config import long_horizon
+from lm.fakes import FakeJudge, HashEmbeddings, ScriptedChatModel
 from memory import (
     InMemoryStore,
     ManualClock,
     MemoryKind,
     MemoryNotFoundError,
+    MemoryStateError,
     MemoryStatus,
     MemoryStream,
 )
+from memory.records import ChangePolicy
 
 
 @pytest.fixture
@@ -85,3 +88,87 @@ def test_export_has_provenance_and_delete_leaves_nothing(assistant: Assistant) -
     assert assistant.export("maya")["memories"] == [] and assistant.search("maya", "Lisbon") == []
     assert [r.text for r in assistant.stream.records()] == ["I live in Porto"]
     assert assistant.reflect("leo") == "reflected leo"
+
+
+def _judging_assistant() -> Assistant:
+    """An assistant whose judge says a statement naming another city replaces one naming a city."""
+    cities = ("Porto", "Lisbon")
+
+    def moved(earlier: str, later: str) -> float:
+        named = [c for c in cities if c in earlier], [c for c in cities if c in later]
+        return 0.9 if all(named) and named[0] != named[1] else 0.1
+
+    policy = ChangePolicy(enabled=True, min_similarity=-1.0)  # hash embeddings are far apart
+    config = AssistantConfig(stream=long_horizon().model_copy(update={"changes": policy}))
+    stream = MemoryStream(
+        InMemoryStore(),
+        HashEmbeddings(),
+        clock=ManualClock(),
+        rater=lambda texts: [4.0] * len(texts),
+        config=config.stream,
+        judge=FakeJudge(replaces=moved),
+    )
+    model = ScriptedChatModel(rules={}, default="Noted.")
+    return Assistant(stream, model, config)
+
+
+def test_a_change_told_in_chat_supersedes_and_the_answer_sees_what_it_replaced() -> None:
+    assistant = _judging_assistant()
+    porto = assistant.remember("maya", "I live in Porto")
+    told = assistant.chat("maya", "We moved to Lisbon last week, the flat is lovely.")
+    old = assistant.memory("maya", porto.id)
+    assert old.status is MemoryStatus.SUPERSEDED
+    assert old.metadata["superseded_by"] == told.message_id
+    assistant.chat("maya", "Where do I live?")
+    prompt = assistant.model.prompts[-1]  # type: ignore[attr-defined]
+    assert "We moved to Lisbon" in prompt
+    assert "(before that, no longer true:" in prompt and "I live in Porto" in prompt
+    history = assistant.search("maya", "where did I live", history=True)
+    assert porto.id in {m.record.id for m in history}
+    assert porto.id not in {m.record.id for m in assistant.search("maya", "where did I live")}
+    restored = assistant.restore("maya", porto.id)
+    assert restored.status is MemoryStatus.ACTIVE
+
+
+def test_questions_and_answers_are_kept_but_never_recalled_as_facts(assistant: Assistant) -> None:
+    lisbon = assistant.remember("maya", "I live in Lisbon now")
+    first = assistant.chat("maya", "Where do I live?")
+    second = assistant.chat("maya", "where do I live")
+    found = [m.record.id for m in assistant.search("maya", "Where do I live?")]
+    assert found == [lisbon.id]
+    for reply in (first, second):
+        assert assistant.memory("maya", reply.message_id).metadata["recall"] is False
+        assert assistant.memory("maya", reply.answer_id).metadata["recall"] is False
+    said = assistant.chat("maya", "I started a new job at the bakery.")
+    assert said.message_id in [m.record.id for m in assistant.search("maya", "job bakery")]
+    assert "User: Where do I live?" in assistant.model.prompts[-1]  # type: ignore[attr-defined]
+
+
+def test_wrong_twice_is_one_note_and_the_note_is_never_recalled(assistant: Assistant) -> None:
+    cat = assistant.remember("maya", "I have a cat called Tom")
+    first = assistant.correct("maya", Correction(action="wrong", memory_id=cat.id))
+    second = assistant.correct("maya", Correction(action="wrong", memory_id=cat.id))
+    assert first.id == second.id and first.evidence == (cat.id,)
+    assert "Tom" not in first.text
+    notes = [r for r in assistant.memories("maya") if r.kind is MemoryKind.CORRECTION]
+    assert len(notes) == 1
+    assert assistant.search("maya", "cat Tom wrong") == []
+
+
+def test_superseding_a_forgotten_memory_is_refused_and_a_chain_keeps_one_active(
+    assistant: Assistant,
+) -> None:
+    first = assistant.remember("maya", "My number is 0111")
+    second = assistant.supersede("maya", first.id, "My number is 0222")
+    third = assistant.supersede("maya", first.id, "My number is 0333")
+    statuses = {r.id: r.status for r in assistant.memories("maya")}
+    assert statuses == {
+        first.id: MemoryStatus.SUPERSEDED,
+        second.id: MemoryStatus.SUPERSEDED,
+        third.id: MemoryStatus.ACTIVE,
+    }
+    assistant.forget("maya", third.id)
+    with pytest.raises(MemoryStateError, match="stays forgotten"):
+        assistant.supersede("maya", third.id, "My number is 0444")
+    with pytest.raises(MemoryNotFoundError):
+        assistant.restore("leo", first.id)

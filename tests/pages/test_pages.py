@@ -123,6 +123,28 @@ def test_chat_login_message_memories_and_escaping(
     assert errors == []
 
 
+def test_chat_shows_what_a_newer_memory_replaced_and_restores_it(
+    site: ServiceProcess, page: tuple[Any, Any]
+) -> None:
+    tab, console = page
+    user = site.user("quinn")
+    leeds = user.post("/v1/memories", json={"text": "I live in Leeds.", "importance": 6}).json()
+    moved = user.post(f"/v1/memories/{leeds['id']}/supersede", json={"text": "I live in York."})
+    assert moved.status_code == 200
+    tab.goto(f"{site.url}/chat")
+    tab.fill("#key", user.headers["Authorization"].removeprefix("Bearer "))
+    tab.click("button:text('Log in')")
+    tab.wait_for_selector("#replaced li")
+    replaced = tab.locator("#replaced li").first.inner_text()
+    assert "I live in Leeds." in replaced and "replaced by “I live in York.” (correction)" in replaced
+    assert "replaces 1" in tab.locator("#memories").inner_text()
+    tab.locator("#replaced li button:text('restore')").click()
+    tab.wait_for_selector("#replaced-title", state="hidden")
+    assert "I live in Leeds." in tab.locator("#memories").inner_text()
+    assert user.get(f"/v1/memories/{leeds['id']}").json()["status"] == "active"
+    assert console.errors == []
+
+
 def test_live_view_follows_a_run_as_it_is_written(
     site: ServiceProcess, page: tuple[Any, Any]
 ) -> None:

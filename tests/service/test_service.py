@@ -194,3 +194,36 @@ def test_a_chat_answer_cites_memories_that_exist(service: ServiceProcess) -> Non
         assert ivy.get(f"/v1/memories/{used['id']}").status_code == 200
     answer = ivy.get(f"/v1/memories/{body['answer_id']}").json()
     assert set(answer["evidence"]) == {m["id"] for m in body["memories"]}
+
+
+def test_corrections_follow_one_state_machine_over_rest(service: ServiceProcess) -> None:
+    """Supersede twice keeps one active memory; restore undoes; forgotten answers 409; the
+    history flag brings superseded memories back into a search, marked."""
+    dana = service.user("dana")
+    first = _add(dana, "My gym is PureGym on Mill Street")
+    second = dana.post(f"/v1/memories/{first['id']}/supersede", json={"text": "I go to Gym Box"})
+    third = dana.post(f"/v1/memories/{first['id']}/supersede", json={"text": "I go to Anytime"})
+    assert second.status_code == third.status_code == 200, (second.text, third.text)
+    statuses = {m["id"]: m["status"] for m in dana.get("/v1/memories").json()}
+    assert list(statuses.values()).count("active") == 1
+    assert statuses[third.json()["id"]] == "active"
+    found = dana.get("/v1/search", params={"q": "which gym", "k": 10}).json()
+    assert [f["memory"]["id"] for f in found] == [third.json()["id"]]
+    history = dana.get("/v1/search", params={"q": "which gym", "k": 10, "history": "true"})
+    assert {f["memory"]["status"] for f in history.json()} == {"active", "superseded"}
+    restored = dana.post(f"/v1/memories/{second.json()['id']}/restore")
+    assert restored.status_code == 200 and restored.json()["status"] == "active"
+    again = dana.post(f"/v1/memories/{second.json()['id']}/restore")
+    assert (
+        again.status_code == 409 and "only a superseded memory" in again.json()["error"]["message"]
+    )
+    dana.delete(f"/v1/memories/{third.json()['id']}")
+    refused = dana.post(f"/v1/memories/{third.json()['id']}/supersede", json={"text": "x"})
+    assert refused.status_code == 409
+    assert refused.json()["error"]["message"].count("\n") == 0
+    assert "stays forgotten" in refused.json()["error"]["message"]
+    wrong = [
+        dana.post("/v1/corrections", json={"action": "wrong", "memory_id": first["id"]})
+        for _ in range(2)
+    ]
+    assert wrong[0].json()["id"] == wrong[1].json()["id"]

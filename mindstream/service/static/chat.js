@@ -32,7 +32,28 @@ function memoryRow(m, extra = "") {
     if (!text) return;
     try { await call("/v1/corrections", { method: "POST", body: JSON.stringify({ action: "actually", memory_id: m.id, text }) }); await listMemories(); } catch (e) { fail(e); }
   } }, "correct");
-  return el("li", { class: "memory", "data-id": m.id }, el("span", { class: "memory-text" }, m.text), el("span", { class: "badge" }, m.kind), extra ? el("span", { class: "doing" }, ` ${extra}`) : null, " ", correct, forget);
+  const replaces = m.metadata.supersedes ? el("span", { class: "badge" }, `replaces ${m.metadata.supersedes.split(",").length}`) : null;
+  return el("li", { class: "memory", "data-id": m.id }, el("span", { class: "memory-text" }, m.text), el("span", { class: "badge" }, m.kind), replaces, extra ? el("span", { class: "doing" }, ` ${extra}`) : null, " ", correct, forget);
+}
+
+// What a newer memory made out of date: by what, how (the judge's P, or a correction), and
+// one move to undo it.
+function replacedRow(m, byId) {
+  const by = byId.get(m.metadata.superseded_by);
+  const how = m.metadata.superseded_how || "correction";
+  const p = m.metadata.supersede_p !== undefined ? ` P=${Number(m.metadata.supersede_p).toFixed(2)}` : "";
+  const restore = el("button", { onclick: async () => { try { await call(`/v1/memories/${m.id}/restore`, { method: "POST" }); await listMemories(); } catch (e) { fail(e); } } }, "restore");
+  return el("li", { class: "memory superseded", "data-id": m.id }, el("s", { class: "memory-text" }, m.text),
+    el("span", { class: "doing" }, ` replaced by “${by ? by.text : m.metadata.superseded_by}” (${how}${p})`), " ", restore);
+}
+
+async function listReplaced() {
+  const gone = await call("/v1/memories?status=superseded&limit=1000");
+  const all = await call("/v1/memories?limit=1000");
+  const byId = new Map(all.map((m) => [m.id, m]));
+  gone.sort((a, b) => String(b.metadata.superseded_at || "").localeCompare(String(a.metadata.superseded_at || "")));
+  $("replaced").replaceChildren(...gone.slice(0, 20).map((m) => replacedRow(m, byId)));
+  $("replaced-title").hidden = gone.length === 0;
 }
 
 async function listMemories(query = "") {
@@ -46,6 +67,7 @@ async function listMemories(query = "") {
       found.sort((a, b) => b.created_at.localeCompare(a.created_at));
       list.replaceChildren(...found.slice(0, 30).map((m) => memoryRow(m)));
     }
+    await listReplaced();
   } catch (error) { fail(error); }
 }
 

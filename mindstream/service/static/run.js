@@ -88,6 +88,18 @@ function memoryItem(m) {
     el("span", { class: "doing" }, ` importance ${m.importance.toFixed(1)}`));
 }
 
+// A superseded memory, what replaced it, how (same subject, the judge and its P, a correction).
+function supersedeNote(m, by) {
+  const how = m.metadata.superseded_how || "correction";
+  const p = m.metadata.supersede_p !== undefined ? ` P=${Number(m.metadata.supersede_p).toFixed(2)}` : "";
+  return ` replaced by “${by ? by.text : m.metadata.superseded_by}” (${how}${p})`;
+}
+
+function replacedItem(r) {
+  return el("li", { class: "superseded", id: `mem-${r.memory.id}` }, el("s", {}, r.memory.text),
+    el("span", { class: "doing" }, supersedeNote(r.memory, r.by)));
+}
+
 async function openMind(name) {
   state.selected = name;
   drawMap();
@@ -110,6 +122,8 @@ async function openMind(name) {
       el("h3", {}, "Plan (day → hour → action)"), mind.plan.length ? planList(mind.plan) : el("p", { class: "muted" }, "no plan"),
       el("h3", {}, "Reflections"), reflections,
       el("h3", {}, "Recent memories"), el("ul", { class: "recent" }, mind.recent.map(memoryItem)),
+      mind.replaced.length ? el("h3", {}, "No longer true") : null,
+      mind.replaced.length ? el("ul", { class: "replaced" }, mind.replaced.map(replacedItem)) : null,
       el("h3", {}, "Recall"), form, results].filter(Boolean));
   } catch (error) { panel.replaceChildren(el("h2", {}, name), el("p", { class: "error" }, error.message)); }
 }

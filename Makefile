@@ -68,6 +68,7 @@ bench: $(STAMP)
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_served.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_service.py
 	MINDSTREAM_THREADS=2 $(PY) bench/bench_teachme.py
+	MINDSTREAM_THREADS=2 $(PY) bench/bench_changes.py
 
 clean-cache:
 	rm -rf $${MINDSTREAM_CACHE_DIR:-$$HOME/.cache/mindstream}

@@ -14,6 +14,7 @@ from memory import CachedRater, MemoryStream, StreamConfig
 from memory.stores.chroma import ChromaStore
 from reflection import ReflectionConfig
 from sim.checkpoint import RunFolder
+from sim.config import town_stream
 from sim.engine import Engine, SimConfig
 from sim.errors import SimError
 from sim.events import Interview, RunSummary
@@ -32,7 +33,7 @@ class RunParts:
     minds: Minds
     embedder: Any
     sim: SimConfig = field(default_factory=SimConfig)
-    stream: StreamConfig = field(default_factory=StreamConfig)
+    stream: StreamConfig = field(default_factory=town_stream)
     reflection: ReflectionConfig = field(default_factory=ReflectionConfig)
     config_text: str | None = None  # the effective configuration, kept in the run folder
     judge: Any = None  # the relation judge, when the town's change policy asks for one

@@ -34,6 +34,9 @@ def variants(assistant: StreamConfig) -> dict[str, StreamConfig]:
         "BM25 (relevance only)": StreamConfig(mode="bm25", weights=only),
         "hybrid (relevance only)": StreamConfig(mode="hybrid", weights=only),
         "Park default (equal weights, hours)": StreamConfig(),
+        "assistant, no change detection": assistant.model_copy(
+            update={"changes": assistant.changes.model_copy(update={"enabled": False})}
+        ),
         "assistant default": assistant,
     }
 
@@ -137,7 +140,11 @@ def _ingest(
     streams = {}
     for name, policy in policies.items():
         stream = MemoryStream(
-            InMemoryStore(), parts.embedder, clock=ManualClock(now), config=policy
+            InMemoryStore(),
+            parts.embedder,
+            clock=ManualClock(now),
+            config=policy,
+            judge=parts.judge_for(policy),
         )
         added = time.perf_counter()
         stream.add_many(_memories(sample, ratings), embeddings)

@@ -81,7 +81,9 @@ def test_scripted_teach_session_answers_every_message_clearly(
     lines = [line.removeprefix("> ") for line in output.splitlines()]
     answers = [line for line in lines if line.startswith("Answer:")]
     assert answers[1].startswith("Answer: a steel paperclip"), answers  # after the negation
-    assert "ruled out by what you taught: a copper coin" in output
+    assert f"ruled out 'a copper coin' by what you taught: '{COPPER}'" in output
+    notes = ("rests on that fact", "already the proof's premise", "Not used:")
+    assert sum(output.count(note) for note in notes) >= 2  # each `u 1` says what it did
     stream = MemoryStream.open(Path(store), real_embedder)
     records = [r for r in stream.records("user") if r.status.value == "active"]
     stream.close()

@@ -191,3 +191,32 @@ def test_reflection_in_the_sim_is_counted_in_the_run_ledger(tmp_path: Path) -> N
     engine.step()
     assert minds.ledger.usage()["reflection"].calls >= 2  # questions, then insights
     assert minds.requests["reflection"] >= 2
+
+
+def test_an_objects_new_state_supersedes_what_an_agent_saw_of_it() -> None:
+    """The town's policy: an observation of an object's state replaces the earlier one of the
+    same object (by subject, no judge), so the agent recalls the stove as it is now; its
+    observations of people are untouched."""
+    from memory import MemoryStatus
+    from sim.config import town_stream
+
+    minds = scripted_minds(0.0)
+    stream = MemoryStream(
+        InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance, config=town_stream()
+    )
+    engine = Engine(_one_area(), stream, minds, CONFIG)
+    stove = "Cafe: room: stove"
+    engine.inject(stove, "heating soup")  # idle objects are not seen
+    engine.step()
+    seen = [r for r in stream.records("Ann Lee") if r.metadata.get("subject") == stove]
+    assert [r.text for r in seen] == [f"{stove} is heating soup"]
+    engine.inject(stove, "burning")
+    engine.step()
+    about = {r.text: r for r in stream.records("Ann Lee") if r.metadata.get("subject") == stove}
+    old, new = about[f"{stove} is heating soup"], about[f"{stove} is burning"]
+    assert old.status is MemoryStatus.SUPERSEDED and old.metadata["superseded_by"] == new.id
+    assert old.metadata["superseded_how"] == "subject"
+    recalled = [m.record.text for m in stream.retrieve("the stove", 10, owner="Ann Lee")]
+    assert f"{stove} is burning" in recalled and f"{stove} is heating soup" not in recalled
+    people = [r for r in stream.records("Ann Lee") if r.text.startswith("Bob Ray is")]
+    assert people and all(r.status is MemoryStatus.ACTIVE for r in people)

@@ -1,0 +1,77 @@
+"""`mindstream train` refuses bad input in one line and never writes over an adapter unless
+asked; nothing is loaded or trained before the inputs are checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
+from mindstream.cli import app
+
+runner = CliRunner()
+
+
+def _one_error_line(output: str) -> str:
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert "Traceback" not in output
+    assert lines and lines[0].startswith("error:"), output
+    return " ".join(lines)  # rich may wrap one long line
+
+
+@pytest.mark.parametrize("adapter", ["verifier", "judge"])
+def test_an_empty_openbookqa_file_is_refused_naming_it(tmp_path: Path, adapter: str) -> None:
+    empty = tmp_path / "train_complete.jsonl"
+    empty.write_text("")
+    result = runner.invoke(
+        app, ["train", adapter, "--openbookqa", str(empty), "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 2
+    message = _one_error_line(result.output)
+    assert "train_complete.jsonl" in message and "no questions" in message
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_file_names_the_flag_that_exists(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.jsonl"
+    result = runner.invoke(app, ["train", "verifier", "--openbookqa", str(missing)])
+    assert result.exit_code == 2
+    assert "--openbookqa" in _one_error_line(result.output)
+
+
+def test_an_empty_entailmentbank_file_is_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "train.angles.jsonl"
+    empty.write_text("\n")
+    args = ["train", "verifier", "--entailmentbank", str(empty), "--out", str(tmp_path / "o")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "no proof steps" in _one_error_line(result.output)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "shipped"), [("verifier", VERIFIER_ADAPTER_DIR), ("judge", JUDGE_ADAPTER_DIR)]
+)
+def test_the_shipped_adapter_is_never_overwritten_unless_asked(adapter: str, shipped: Path) -> None:
+    if not (shipped / "adapter_config.json").is_file():
+        pytest.skip(f"no {adapter} adapter shipped yet")
+    before = (shipped / "adapter_config.json").read_bytes()
+    result = runner.invoke(app, ["train", adapter, "--out", str(shipped)])
+    assert result.exit_code == 2
+    assert "--overwrite" in _one_error_line(result.output)
+    assert (shipped / "adapter_config.json").read_bytes() == before
+
+
+def test_a_malformed_catalogue_is_one_line_naming_it(tmp_path: Path) -> None:
+    catalogue = tmp_path / "slots.yaml"
+    catalogue.write_text("slots: {city: {values: [Leeds]}}\nstates: []\n")
+    args = ["train", "judge", "--catalogue", str(catalogue), "--out", str(tmp_path / "o")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "slots.yaml" in _one_error_line(result.output)
+
+
+def test_the_default_output_is_a_run_folder_not_the_shipped_adapter() -> None:
+    result = runner.invoke(app, ["train", "judge", "--help"])
+    assert "runs/adapters/judge" in result.output and "--overwrite" in result.output

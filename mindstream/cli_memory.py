@@ -72,12 +72,22 @@ def add(
     if client is not None:
         added = client.remember(text, kind.value, importance)
         console.print(f"added {added['id']} (importance {added['importance']:.1f})")
+        _show_replaced(added["metadata"])
         return
     assert store is not None
     stream = parts.stream(store)
     record = stream.add(text, owner=owner, kind=kind, importance=importance)
+    replaced = [stream.get(d.old_id) for d in stream.last_changes if d.superseded]
     stream.close()
     console.print(f"added {record.id} (importance {record.importance:.1f})")
+    _show_replaced(record.metadata, {r.id: r.text for r in replaced})
+
+
+def _show_replaced(metadata: dict[str, Any], texts: dict[str, str] | None = None) -> None:
+    """One line per memory the new one superseded (`memory restore ID` undoes it)."""
+    for old in filter(None, str(metadata.get("supersedes", "")).split(",")):
+        what = f" {escape(texts[old])!r}" if texts and old in texts else ""
+        console.print(f"  superseded {old}{what}; `mindstream memory restore {old}` undoes it")
 
 
 @app.command()

@@ -104,7 +104,21 @@ def measure(
     for task, items in (("replaces", held.replaces), ("contradicts", held.contradicts)):
         p = yes_probabilities(model, tokenizer, [e.prompt for e in items], precision)
         found[task] = balanced_accuracy(items, p)
+        if task == "replaces":
+            found.update(threshold_sweep(items, p))
     return found
+
+
+def threshold_sweep(items: Sequence[Labelled], p: Sequence[float]) -> dict[str, float]:
+    """At each threshold, the share of held-out replacements caught and of compatible pairs
+    wrongly caught: where the stream's threshold is chosen (never on the evaluation set)."""
+    out = {}
+    yes = [q for e, q in zip(items, p, strict=True) if e.label]
+    no = [q for e, q in zip(items, p, strict=True) if not e.label]
+    for threshold in (0.3, 0.5, 0.7, 0.8, 0.9):
+        out[f"replaces caught at {threshold}"] = sum(q >= threshold for q in yes) / len(yes)
+        out[f"compatible caught at {threshold}"] = sum(q >= threshold for q in no) / len(no)
+    return out
 
 
 def train_judge(

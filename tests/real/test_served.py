@@ -160,6 +160,27 @@ def test_teach_move_and_ask_over_http(
     )  # a taught premise or a considered fact
 
 
+@pytest.mark.parametrize("scorer", PATHS)
+def test_change_detection_asks_the_served_model(
+    model_server, scorer: str, tmp_path: Path, real_embedder
+) -> None:  # type: ignore[no-untyped-def]
+    """With change detection on, a write is judged by the served model (few-shot yes/no over
+    its decision path) and the judgement is recorded on the new memory."""
+    store = tmp_path / "memory"
+    served = _served(model_server, scorer)
+    on = {"MINDSTREAM_STREAM__CHANGES__ENABLED": "true"}
+    for text in ("I live in a small flat in Leeds.", "We moved to York last week."):
+        args = ["memory", "add", text, "--store", str(store), "--importance", "5", *served]
+        _ok(args, env=on)
+    stream = MemoryStream.open(store, real_embedder)
+    leeds, york = sorted(stream.records("user"), key=lambda r: r.created_at)
+    stream.close()
+    print(f"\n{scorer}: P(replaces) {york.metadata['change_p']}, Leeds {leeds.status.value}")
+    assert york.metadata["change_against"] == leeds.id
+    assert 0.0 <= float(york.metadata["change_p"]) <= 1.0
+    assert (leeds.status.value == "superseded") == (float(york.metadata["change_p"]) >= 0.5)
+
+
 def test_sim_survives_a_server_storm_and_resumes(model_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Two ticks of smallville over HTTP; a 503 storm stops the run with one line after
     retries; healed, `--resume` finishes it; then an interview."""

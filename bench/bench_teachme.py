@@ -38,6 +38,7 @@ def main() -> None:
     started = time.perf_counter()
     verifier = parts.verifier
     load_seconds = time.perf_counter() - started
+    judge = parts.judge  # rules choices out; loaded before timing
     figures: dict[str, object] = {
         "questions": len(dev),
         "facts_in_memory": len(facts),
@@ -52,7 +53,11 @@ def main() -> None:
         # no memo: every question pays in full, as `mindstream ask` does
         config = parts.config.teachme.model_copy(update={"retrieve_k": 5})
         reasoner = TeachableReasoner(
-            stream, parts.scorer_for("teachme"), config=config, verifier=use
+            stream,
+            parts.scorer_for("teachme"),
+            config=config,
+            verifier=use,
+            judge=judge if use is not None else None,
         )
         reasoner.answer(dev[0].stem, dev[0].choices)  # warm-up
         start = time.perf_counter()

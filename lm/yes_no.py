@@ -10,6 +10,7 @@ training and inference share `yes_no_logits`. The verifier and the relation judg
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Sequence
 from functools import lru_cache
@@ -105,9 +106,14 @@ def yes_no_logits(
 def load_yes_no_adapter(
     base: Path, adapter: Path, probe: str, threads: int | None = None, trainer: str = ""
 ) -> YesNoAdapter:
-    """The base model in `base` with `adapter` merged; loaded once per process."""
+    """The base model in `base` with `adapter` merged; loaded once per process (service
+    threads that need it at the same time wait for the one load)."""
     loading.guard_real_model_load(f"an adapter ({adapter} on {base})")
-    return _load(base, adapter, probe, threads, trainer)
+    with _LOADING:
+        return _load(base, adapter, probe, threads, trainer)
+
+
+_LOADING = threading.Lock()
 
 
 @lru_cache(maxsize=4)

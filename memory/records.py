@@ -135,7 +135,13 @@ class ChangePolicy(BaseModel):
     use_judge: bool = Field(
         True, description="ask the relation judge (off: only matching `subject`s supersede)"
     )
-    threshold: float = Field(0.5, gt=0.0, le=1.0, description="P(replaces) to supersede")
+    threshold: float = Field(
+        0.7,
+        gt=0.0,
+        le=1.0,
+        description="P(replaces) to supersede (0.7: the best caught-minus-wrongly-caught on the "
+        "judge's held-out training slots, lm/adapters/judge/training.json)",
+    )
     candidates: int = Field(5, ge=1, description="most similar active memories compared")
     min_similarity: float = Field(
         0.15,

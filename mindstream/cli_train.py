@@ -84,7 +84,7 @@ def judge(
     per_slot: Annotated[int, typer.Option(help="built pairs per personal-fact slot")] = 220,
     contradiction_questions: Annotated[
         int, typer.Option(help="OpenBookQA train questions turned into contradictions")
-    ] = 2500,
+    ] = 1800,
     threads: Threads = 2,
 ) -> None:
     """Fine-tune the relation judge: does a later statement make an earlier one out of date,

@@ -20,6 +20,7 @@ from rich.progress import Progress
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
 from lm import DEFAULT_MODEL_SPEC, MemoScorer, Scorer
+from lm.judge import RelationJudge
 from lm.verifier import MemoVerifier, Verifier
 from memory import InMemoryStore, MemoryStream, new_memory
 from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_questions
@@ -42,12 +43,14 @@ class Lab:
         spec: str = DEFAULT_MODEL_SPEC,
         config: TeachMeConfig | None = None,
         verifier: Verifier | None = None,
+        judge: RelationJudge | None = None,
     ) -> None:
         self.scorer = MemoScorer(scorer)
         self.embedder = embedder
         self.spec = spec
         self.config = config or TeachMeConfig(retrieve_k=5)
         self.verifier = None if verifier is None else MemoVerifier(verifier)
+        self.judge = judge
 
     @classmethod
     def of(cls, parts: Parts) -> Lab:
@@ -58,6 +61,7 @@ class Lab:
             parts.config.model.spec,
             parts.config.teachme,
             parts.verifier if parts.config.teachme.verifier == "auto" else None,
+            parts.judge if parts.config.teachme.verifier == "auto" else None,
         )
 
     def reasoner(self, facts: list[tuple[str, str]]) -> TeachableReasoner:
@@ -70,7 +74,9 @@ class Lab:
                 for qid, fact in facts
             ]
         )
-        return TeachableReasoner(stream, self.scorer, config=self.config, verifier=self.verifier)
+        return TeachableReasoner(
+            stream, self.scorer, config=self.config, verifier=self.verifier, judge=self.judge
+        )
 
     def accuracy(
         self, reasoner: TeachableReasoner, questions: list[Question], direct: bool = False

@@ -41,7 +41,7 @@ class JudgeTraining(AdapterTraining):
     town: int = Field(1200, ge=0, description="built pairs of town observations")
     heldout_slots: tuple[str, ...] = HELDOUT_SLOTS
     heldout: int = Field(500, ge=0, description="last N OpenBookQA train questions kept out")
-    contradiction_questions: int = Field(2500, ge=0, description="OpenBookQA questions used")
+    contradiction_questions: int = Field(1800, ge=0, description="OpenBookQA questions used")
     entailmentbank_share: float = Field(0.5, ge=0, le=1)
     curve_items: int = Field(200, ge=1, description="held-out items per task per curve point")
 

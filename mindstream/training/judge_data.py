@@ -214,21 +214,31 @@ def contradiction_examples(
 def _openbookqa_contradictions(
     questions: Sequence[Question], facts: Sequence[str], rng: random.Random
 ) -> Iterator[Labelled]:
-    for q in questions:
-        right = rule_hypothesis(q.stem, q.choices[q.answer_index])
-        roll = rng.random()
-        if roll < 0.5:
-            yield _contradiction(q.fact, negate(right), True, "openbookqa negated claim")
+    """Per question, one ranked group (exactly one claim shown false) of one of two kinds:
+    the negated fact against every choice's claim (it denies only the right one), or the fact
+    against every choice's negated claim (it shows only the right one's negation false). A
+    negation alone must not read as a contradiction. Then one supported or unrelated pair."""
+    for number, q in enumerate(questions, start=1):
+        claims = [rule_hypothesis(q.stem, c) for c in q.choices]
+        right = claims[q.answer_index]
+        if rng.random() < 0.5:
+            fact, source = negate(q.fact), "openbookqa negated fact"
         else:
-            yield _contradiction(negate(q.fact), right, True, "openbookqa negated fact")
+            fact, source = q.fact, "openbookqa negated claim"
+            claims = [negate(c) for c in claims]
+        for i, claim in enumerate(claims):
+            label = i == q.answer_index
+            yield _contradiction(
+                fact, claim, label, source + ("" if label else ", other choice"), number
+            )
         if rng.random() < 0.6:
             yield _contradiction(q.fact, right, False, "openbookqa supported")
         else:
             yield _contradiction(rng.choice(facts), right, False, "openbookqa unrelated")
 
 
-def _contradiction(fact: str, claim: str, label: bool, source: str) -> Labelled:
-    return Labelled(prompt=contradicts_prompt(fact, claim), label=label, source=source)
+def _contradiction(fact: str, claim: str, label: bool, source: str, group: int = 0) -> Labelled:
+    return Labelled(prompt=contradicts_prompt(fact, claim), label=label, source=source, group=group)
 
 
 def labelled_pairs(pairs: Sequence[Pair]) -> list[Labelled]:

@@ -1,0 +1,84 @@
+"""The relation judge's training data and the changed-facts evaluation set are kept apart, and
+the training data carries no shortcut the judge could learn instead of the relation."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+from mindstream.experiments.changed_facts_data import (
+    GENERATED,
+    HAND,
+    generate,
+    load_templates,
+)
+from mindstream.experiments.openbookqa import DEFAULT_DATA, load_questions
+from mindstream.training.judge import HELDOUT_SLOTS, JudgeTraining, build_examples
+from mindstream.training.judge_data import (
+    contradiction_examples,
+    load_catalogue,
+    replacement_pairs,
+)
+
+UNSEEN_EVAL_SLOTS = {
+    "nursery",
+    "dentist",
+    "hairdresser",
+    "running_club",
+    "mortgage",
+    "vet",
+    "coffee_order",
+}
+
+
+def test_every_template_of_every_slot_formats() -> None:
+    catalogue = load_catalogue()
+    pairs = replacement_pairs(catalogue, list(catalogue.slots), 60, 100, seed=3)
+    assert {p.slot for p in pairs if p.slot} == set(catalogue.slots)
+    assert all("{" not in p.earlier + p.later for p in pairs)
+    assert {p.replaces for p in pairs} == {True, False}
+
+
+def test_the_evaluation_set_shares_no_later_statement_and_no_unseen_slot_with_training() -> None:
+    """Plain earlier statements ("I live in Leeds.") may coincide; what the judge decides on,
+    the later statement of a pair, never does."""
+    catalogue = load_catalogue()
+    assert not UNSEEN_EVAL_SLOTS & set(catalogue.slots)
+    assert set(load_templates().slots) >= UNSEEN_EVAL_SLOTS
+    training = replacement_pairs(catalogue, list(catalogue.slots), 400, 400, seed=0)
+
+    def key(text: str) -> str:
+        return text.rstrip(".!").lower()
+
+    sentences = {key(s) for p in training for s in (p.earlier, p.later)}
+    items = [json.loads(line) for path in (GENERATED, HAND) for line in path.open()]
+    assert [i["later"] for i in items if key(i["later"]) in sentences] == []
+
+
+def test_the_committed_evaluation_set_is_what_the_generator_writes() -> None:
+    made = [json.dumps(i.model_dump()) for i in generate(load_templates())]
+    assert GENERATED.read_text().splitlines() == made
+
+
+def test_contradiction_groups_have_one_yes_and_a_negation_alone_decides_nothing() -> None:
+    questions = load_questions(DEFAULT_DATA / "train_complete.jsonl", limit=200)
+    examples = contradiction_examples(questions, None, seed=0, bank_share=0)
+    groups: dict[int, list[bool]] = defaultdict(list)
+    for e in examples:
+        if e.group:
+            groups[e.group].append(e.label)
+    assert groups and all(labels.count(True) == 1 for labels in groups.values())
+    negated = [e for e in examples if e.source.startswith("openbookqa negated fact")]
+    assert {e.label for e in negated} == {True, False}
+
+
+def test_held_out_slots_never_reach_training() -> None:
+    questions = load_questions(DEFAULT_DATA / "train_complete.jsonl", limit=600)
+    settings = JudgeTraining(heldout=100, contradiction_questions=50, per_slot=5, town=5)
+    examples, held = build_examples(load_catalogue(), questions, None, settings)
+    held_prompts = {e.prompt for e in held.replaces + held.contradicts}
+    assert held_prompts and not held_prompts & {e.prompt for e in examples}
+    catalogue = load_catalogue()
+    for slot in HELDOUT_SLOTS:
+        values = catalogue.slots[slot].values
+        assert not any(f"Earlier: {v}" in e.prompt for e in examples for v in values)

@@ -3,14 +3,15 @@
 Two questions, one judge: does a later statement make an earlier one out of date ("I live in
 Leeds" / "the boxes went over to the new house in York"), and does a fact show a claim false
 (TeachMe's taught negations)? The memory stream asks the first on every write, TeachMe the
-second before it rules a choice out. On the embedded model the judge is a yes/no adapter
-trained on built data (`mindstream train judge`, shipped in `lm/adapters/judge`); a served
-model answers the same questions, few-shot, through its scorer's `p_yes_batch`.
+second before it rules a choice out. On the embedded model each question has its own yes/no
+adapter trained on built data (`mindstream train judge replaces|contradicts`, shipped in
+`lm/adapters/judge/`); a served model answers the same questions, few-shot, through its
+scorer's `p_yes_batch`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -76,16 +77,25 @@ class RelationJudge(Protocol):
 
 
 class AdapterJudge:
-    """The embedded model with the judge adapter merged in."""
+    """The embedded model with one adapter per question, each merged into its own copy of the
+    weights and loaded on its first use (an assistant never loads the contradiction one,
+    TeachMe never the replacement one)."""
 
-    def __init__(self, adapter: YesNoAdapter) -> None:
-        self.adapter = adapter
+    def __init__(
+        self, replaces: Callable[[], YesNoAdapter], contradicts: Callable[[], YesNoAdapter]
+    ) -> None:
+        self.replaces_adapter = replaces
+        self.contradicts_adapter = contradicts
 
     def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        return self.adapter.p_yes([replaces_prompt(e, n) for e, n in pairs])
+        if not pairs:
+            return []
+        return self.replaces_adapter().p_yes([replaces_prompt(e, n) for e, n in pairs])
 
     def contradicts_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        return self.adapter.p_yes([contradicts_prompt(f, c) for f, c in pairs])
+        if not pairs:
+            return []
+        return self.contradicts_adapter().p_yes([contradicts_prompt(f, c) for f, c in pairs])
 
 
 class ScorerJudge:
@@ -104,10 +114,16 @@ class ScorerJudge:
 
 
 def load_adapter_judge(
-    base: Path, adapter: Path = JUDGE_ADAPTER_DIR, threads: int | None = None
+    base: Path, adapters: Path = JUDGE_ADAPTER_DIR, threads: int | None = None
 ) -> AdapterJudge:
-    """The base model in `base` with the judge adapter merged; loaded once per process."""
-    probe = replaces_prompt("I live in a small flat in Leeds", "We moved to York last week")
+    """The judge on the base model in `base`, with the adapters in `adapters`/replaces and
+    `adapters`/contradicts, each loaded (once per process) when first asked."""
+
+    def loader(task: str, probe: str) -> Callable[[], YesNoAdapter]:
+        trainer = f"mindstream train judge {task}"
+        return lambda: load_yes_no_adapter(base, adapters / task, probe, threads, trainer)
+
     return AdapterJudge(
-        load_yes_no_adapter(base, adapter, probe, threads, trainer="mindstream train judge")
+        loader("replaces", replaces_prompt("I live in a flat in Leeds", "We moved to York")),
+        loader("contradicts", contradicts_prompt("Ice is cold.", "Ice is hot.")),
     )

@@ -216,6 +216,30 @@ def teachme_contrast(
     console.print(result["away_from_y"])
 
 
+@app.command("teachme-vetoes")
+@clean_errors
+@configured
+def teachme_vetoes(
+    parts: Parts,
+    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
+    limit: Annotated[int, typer.Option(help="held-out train questions used (of 500)")] = 500,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Where TeachMe's veto thresholds come from: on train questions neither adapter saw, how
+    often a taught negated fact rules out the choice it denies, and how often another one, for
+    each floor and margin of the rule."""
+    from mindstream.experiments.teachme_vetoes import run
+
+    command = f"mindstream eval teachme-vetoes --train {train} --limit {limit}"
+    result = run(parts, train, _destination(out, docs, "teachme-vetoes"), limit, command)
+    best = result["best"]
+    console.print(
+        f"best: floor {best['floor']}, margin {best['margin']}: "
+        f"{best['denied_ruled_out']:.1%} ruled out, {best['wrong_per_fact']:.3f} wrong per fact"
+    )
+
+
 @app.command("long-memory")
 @clean_errors
 @configured

@@ -71,34 +71,52 @@ def verifier(
 @app.command()
 @clean_errors
 def judge(
+    task: Annotated[
+        str, typer.Argument(help="replaces (is an earlier statement out of date?) or contradicts")
+    ],
     openbookqa: OpenBookQA = SHARED / "openbookqa",
     entailmentbank: Annotated[
-        Path | None, typer.Option(help="EntailmentBank train.angles.jsonl (contradictions)")
+        Path | None, typer.Option(help="EntailmentBank train.angles.jsonl (contradicts)")
     ] = SHARED / "entailmentbank" / "task_2" / "train.angles.jsonl",
     catalogue: Annotated[
-        Path | None, typer.Option(help="slot catalogue YAML (default: the packaged one)")
+        Path | None, typer.Option(help="slot catalogue YAML (replaces; default: the packaged one)")
     ] = None,
-    out: Annotated[Path, typer.Option(help="where the adapter goes")] = RUNS / "judge",
+    out: Annotated[
+        Path | None, typer.Option(help="where the adapter goes (default: runs/adapters/judge/TASK)")
+    ] = None,
     overwrite: Overwrite = False,
     epochs: Annotated[float, typer.Option(help="passes over the examples")] = 1.0,
     per_slot: Annotated[int, typer.Option(help="built pairs per personal-fact slot")] = 220,
     contradiction_questions: Annotated[
         int, typer.Option(help="OpenBookQA train questions turned into contradictions")
-    ] = 1800,
+    ] = 3000,
     threads: Threads = 2,
 ) -> None:
-    """Fine-tune the relation judge: does a later statement make an earlier one out of date,
-    and does a fact show a claim false? (LoRA on SmolLM2-135M.)
+    """Fine-tune one question of the relation judge (LoRA on SmolLM2-135M): `replaces`, does
+    a later statement make an earlier one out of date (built personal-fact pairs), or
+    `contradicts`, does a fact show a claim false (OpenBookQA / EntailmentBank train).
 
-    The curve is the balanced accuracy on slots and questions training never sees.
+    The shipped adapters are lm/adapters/judge/replaces and lm/adapters/judge/contradicts;
+    each curve is measured on slots or questions its training never sees.
     """
     from mindstream.training.judge import JudgeTraining
     from mindstream.training.judge_data import CATALOGUE
     from mindstream.training.run import run_judge_training
 
+    if task not in ("replaces", "contradicts"):
+        raise ValueError(f"task: expected replaces or contradicts, got {task!r}")
     settings = JudgeTraining(
-        epochs=epochs, per_slot=per_slot, contradiction_questions=contradiction_questions
+        task=task,
+        epochs=epochs,
+        per_slot=per_slot,
+        contradiction_questions=contradiction_questions,
     )
     run_judge_training(
-        openbookqa, entailmentbank, catalogue or CATALOGUE, out, settings, threads, overwrite
+        openbookqa,
+        entailmentbank,
+        catalogue or CATALOGUE,
+        out or RUNS / "judge" / task,
+        settings,
+        threads,
+        overwrite,
     )

@@ -72,13 +72,16 @@ def test_contradiction_groups_have_one_yes_and_a_negation_alone_decides_nothing(
     assert {e.label for e in negated} == {True, False}
 
 
-def test_held_out_slots_never_reach_training() -> None:
+def test_held_out_slots_and_questions_never_reach_training() -> None:
     questions = load_questions(DEFAULT_DATA / "train_complete.jsonl", limit=600)
-    settings = JudgeTraining(heldout=100, contradiction_questions=50, per_slot=5, town=5)
-    examples, held = build_examples(load_catalogue(), questions, None, settings)
-    held_prompts = {e.prompt for e in held.replaces + held.contradicts}
-    assert held_prompts and not held_prompts & {e.prompt for e in examples}
     catalogue = load_catalogue()
+    for task in ("replaces", "contradicts"):
+        settings = JudgeTraining(
+            task=task, heldout=100, contradiction_questions=50, per_slot=5, town=5
+        )
+        examples, held = build_examples(catalogue, questions, None, settings)
+        assert held and not {e.prompt for e in held} & {e.prompt for e in examples}
+    replacements, _ = build_examples(catalogue, questions, None, JudgeTraining(per_slot=5))
     for slot in HELDOUT_SLOTS:
         values = catalogue.slots[slot].values
-        assert not any(f"Earlier: {v}" in e.prompt for e in examples for v in values)
+        assert not any(f"Earlier: {v}" in e.prompt for e in replacements for v in values)

@@ -21,12 +21,12 @@ def _one_error_line(output: str) -> str:
     return " ".join(lines)  # rich may wrap one long line
 
 
-@pytest.mark.parametrize("adapter", ["verifier", "judge"])
-def test_an_empty_openbookqa_file_is_refused_naming_it(tmp_path: Path, adapter: str) -> None:
+@pytest.mark.parametrize("adapter", [["verifier"], ["judge", "replaces"], ["judge", "contradicts"]])
+def test_an_empty_openbookqa_file_is_refused_naming_it(tmp_path: Path, adapter: list[str]) -> None:
     empty = tmp_path / "train_complete.jsonl"
     empty.write_text("")
     result = runner.invoke(
-        app, ["train", adapter, "--openbookqa", str(empty), "--out", str(tmp_path / "out")]
+        app, ["train", *adapter, "--openbookqa", str(empty), "--out", str(tmp_path / "out")]
     )
     assert result.exit_code == 2
     message = _one_error_line(result.output)
@@ -51,13 +51,19 @@ def test_an_empty_entailmentbank_file_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("adapter", "shipped"), [("verifier", VERIFIER_ADAPTER_DIR), ("judge", JUDGE_ADAPTER_DIR)]
+    ("adapter", "shipped"),
+    [
+        (["verifier"], VERIFIER_ADAPTER_DIR),
+        (["judge", "replaces"], JUDGE_ADAPTER_DIR / "replaces"),
+        (["judge", "contradicts"], JUDGE_ADAPTER_DIR / "contradicts"),
+    ],
 )
-def test_the_shipped_adapter_is_never_overwritten_unless_asked(adapter: str, shipped: Path) -> None:
-    if not (shipped / "adapter_config.json").is_file():
-        pytest.skip(f"no {adapter} adapter shipped yet")
+def test_the_shipped_adapter_is_never_overwritten_unless_asked(
+    adapter: list[str], shipped: Path
+) -> None:
+    assert (shipped / "adapter_config.json").is_file(), f"no adapter shipped in {shipped}"
     before = (shipped / "adapter_config.json").read_bytes()
-    result = runner.invoke(app, ["train", adapter, "--out", str(shipped)])
+    result = runner.invoke(app, ["train", *adapter, "--out", str(shipped)])
     assert result.exit_code == 2
     assert "--overwrite" in _one_error_line(result.output)
     assert (shipped / "adapter_config.json").read_bytes() == before
@@ -66,12 +72,26 @@ def test_the_shipped_adapter_is_never_overwritten_unless_asked(adapter: str, shi
 def test_a_malformed_catalogue_is_one_line_naming_it(tmp_path: Path) -> None:
     catalogue = tmp_path / "slots.yaml"
     catalogue.write_text("slots: {city: {values: [Leeds]}}\nstates: []\n")
-    args = ["train", "judge", "--catalogue", str(catalogue), "--out", str(tmp_path / "o")]
+    args = [
+        "train",
+        "judge",
+        "replaces",
+        "--catalogue",
+        str(catalogue),
+        "--out",
+        str(tmp_path / "o"),
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert "slots.yaml" in _one_error_line(result.output)
 
 
 def test_the_default_output_is_a_run_folder_not_the_shipped_adapter() -> None:
-    result = runner.invoke(app, ["train", "judge", "--help"])
-    assert "runs/adapters/judge" in result.output and "--overwrite" in result.output
+    result = runner.invoke(app, ["train", "judge", "--help"], env={"COLUMNS": "250"})
+    assert "runs/adapters/judge/TASK" in result.output and "--overwrite" in result.output
+
+
+def test_an_unknown_judge_task_is_one_line() -> None:
+    result = runner.invoke(app, ["train", "judge", "entails"])
+    assert result.exit_code == 2
+    assert "replaces or contradicts" in _one_error_line(result.output)

@@ -4,10 +4,10 @@ rule out.
 A retrieved fact becomes a premise only when it bears on the question: its embedding is close
 enough to the question's, and the verifier judges that it entails at least one choice's
 hypothesis. A relevant taught fact rules a choice out only when the relation judge finds that
-the fact shows the choice's hypothesis false, and never a choice the fact supports (the
-verifier's entailment at least `support_floor`): "Sound travels fastest through steel and
-cannot travel through empty space" rules out "empty space", never "steel". The thresholds
-live in `TeachMeConfig`.
+the fact shows that choice's hypothesis false, clearly more than the others', and never a
+choice the fact supports (the verifier's entailment at least `support_floor`): "Sound travels
+fastest through steel and cannot travel through empty space" rules out "empty space", never
+"steel". The thresholds live in `TeachMeConfig`.
 """
 
 from __future__ import annotations
@@ -88,22 +88,50 @@ def judge_facts(
 
 
 def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[Veto]:
-    """Every (choice, fact) where a relevant fact shows the choice false and does not support
-    it; the surest fact per choice."""
+    """Each relevant fact rules out at most one choice (`ruled_out_by`); the surest fact per
+    choice is kept."""
     best: dict[int, Veto] = {}
     for j in judgements:
-        for i, (contra, entail) in enumerate(zip(j.contradiction, j.entailment, strict=False)):
-            if contra < config.veto_contradiction or entail >= config.support_floor:
-                continue
-            if i not in best or contra > best[i].contradiction:
-                best[i] = Veto(
-                    choice_index=i,
-                    memory_id=j.fact.id,
-                    fact=j.fact.text,
-                    contradiction=round(contra, 4),
-                    entailment=round(entail, 4),
-                )
+        top = ruled_out_by(
+            j.contradiction,
+            j.entailment,
+            config.veto_floor,
+            config.veto_margin,
+            config.support_floor,
+        )
+        if top is None:
+            continue
+        contra = j.contradiction[top]
+        if top not in best or contra > best[top].contradiction:
+            best[top] = Veto(
+                choice_index=top,
+                memory_id=j.fact.id,
+                fact=j.fact.text,
+                contradiction=round(contra, 4),
+                entailment=round(j.entailment[top], 4),
+            )
     return [best[i] for i in sorted(best)]
+
+
+def ruled_out_by(
+    contradiction: Sequence[float],
+    entailment: Sequence[float],
+    floor: float,
+    margin: float,
+    support: float,
+) -> int | None:
+    """The choice a fact rules out: the one the judge finds it shows false most, when that P
+    reaches `floor`, leads the next choice by `margin`, and the fact does not support it (the
+    verifier's entailment below `support`). The judge ranks better than it is calibrated, so
+    the rule is relative (`mindstream eval teachme-vetoes` measures the thresholds)."""
+    if len(contradiction) < 2:
+        return None
+    order = sorted(range(len(contradiction)), key=contradiction.__getitem__, reverse=True)
+    top, runner_up = order[0], order[1]
+    clear = contradiction[top] - contradiction[runner_up] >= margin
+    if contradiction[top] < floor or not clear or entailment[top] >= support:
+        return None
+    return top
 
 
 def _similarities(embedder: Embeddings, question: str, texts: list[str]) -> list[float]:

@@ -1,16 +1,17 @@
-"""`mindstream train judge`: the relation judge's adapter (replaces / contradicts).
+"""`mindstream train judge TASK`: one adapter per question of the relation judge.
 
-Trained on built replacement pairs (`judge_data`) and OpenBookQA / EntailmentBank train
-contradictions. The curve is measured on what training never sees: pairs about the slots in
-`heldout_slots` and the last `heldout` OpenBookQA train questions (the verifier keeps the same
-ones out). Dev is never read.
+`replaces` is trained on built replacement pairs (`judge_data`), its curve measured on pairs
+about the slots in `heldout_slots`, which training never sees; `contradicts` on OpenBookQA /
+EntailmentBank train contradictions, its curve on the last `heldout` OpenBookQA train questions
+(the verifier keeps the same ones out). Dev is never read.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
@@ -34,23 +35,21 @@ if TYPE_CHECKING:
     import torch
 
 HELDOUT_SLOTS = ("gym", "provider", "team_sport", "hair", "instruments", "medication")
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+Task = Literal["replaces", "contradicts"]
 
 
 class JudgeTraining(AdapterTraining):
+    task: Task = Field("replaces", description="which of the judge's two questions")
     per_slot: int = Field(220, ge=1, description="built pairs per training slot")
     town: int = Field(1200, ge=0, description="built pairs of town observations")
     heldout_slots: tuple[str, ...] = HELDOUT_SLOTS
     heldout: int = Field(500, ge=0, description="last N OpenBookQA train questions kept out")
-    contradiction_questions: int = Field(1800, ge=0, description="OpenBookQA questions used")
+    contradiction_questions: int = Field(3000, ge=0, description="OpenBookQA questions used")
     entailmentbank_share: float = Field(0.5, ge=0, le=1)
-    curve_items: int = Field(200, ge=1, description="held-out items per task per curve point")
-
-
-class HeldOut(BaseModel):
-    """What the curve is measured on: (prompt, label) per task."""
-
-    replaces: list[Labelled]
-    contradicts: list[Labelled]
+    curve_items: int = Field(400, ge=1, description="held-out items per curve point")
 
 
 class JudgeReport(BaseModel):
@@ -66,27 +65,25 @@ class JudgeReport(BaseModel):
 
 def build_examples(
     catalogue: Catalogue, questions: Sequence[Question], bank: Path | None, s: JudgeTraining
-) -> tuple[list[Labelled], HeldOut]:
+) -> tuple[list[Labelled], list[Labelled]]:
+    """(training examples, held-out items) of the settings' task. Each question is trained
+    on its own: trained together, the harder contradictions pulled the replacements down."""
     unknown = sorted(set(s.heldout_slots) - set(catalogue.slots))
     if unknown:
         raise DataError(f"heldout_slots: not in the catalogue: {', '.join(unknown)}")
     if len(questions) <= s.heldout:
         raise DataError(f"{len(questions)} OpenBookQA train questions; {s.heldout} are held out")
-    train_slots = [n for n in catalogue.slots if n not in s.heldout_slots]
-    pairs = replacement_pairs(catalogue, train_slots, s.per_slot, s.town, s.seed)
+    if s.task == "replaces":
+        train_slots = [n for n in catalogue.slots if n not in s.heldout_slots]
+        pairs = replacement_pairs(catalogue, train_slots, s.per_slot, s.town, s.seed)
+        held = replacement_pairs(catalogue, s.heldout_slots, s.curve_items, 0, s.seed + 1)
+        random.Random(s.seed).shuffle(held)  # every held-out slot, not the first few
+        return labelled_pairs(pairs), labelled_pairs(held[: s.curve_items])
     used = questions[: len(questions) - s.heldout][: s.contradiction_questions]
-    examples = labelled_pairs(pairs) + contradiction_examples(
-        used, bank, s.seed, s.entailmentbank_share
-    )
-    held_pairs = replacement_pairs(catalogue, s.heldout_slots, s.curve_items, 0, s.seed + 1)
+    examples = contradiction_examples(used, bank, s.seed, s.entailmentbank_share)
     held_questions = questions[len(questions) - s.heldout :]
-    held = HeldOut(
-        replaces=labelled_pairs(held_pairs[: 2 * s.curve_items]),
-        contradicts=contradiction_examples(held_questions, None, s.seed + 1, 0)[
-            : 2 * s.curve_items
-        ],
-    )
-    return examples, held
+    grouped = [e for e in contradiction_examples(held_questions, None, s.seed + 1, 0) if e.group]
+    return examples, grouped[: s.curve_items]
 
 
 def balanced_accuracy(items: Sequence[Labelled], p: Sequence[float]) -> float:
@@ -98,40 +95,83 @@ def balanced_accuracy(items: Sequence[Labelled], p: Sequence[float]) -> float:
 
 
 def measure(
-    model: torch.nn.Module, tokenizer: object, held: HeldOut, precision: str
+    model: torch.nn.Module, tokenizer: object, task: Task, held: Sequence[Labelled], precision: str
 ) -> dict[str, float]:
-    found = {}
-    for task, items in (("replaces", held.replaces), ("contradicts", held.contradicts)):
-        p = yes_probabilities(model, tokenizer, [e.prompt for e in items], precision)
-        found[task] = balanced_accuracy(items, p)
-        if task == "replaces":
-            found.update(threshold_sweep(items, p))
-    return found
+    p = yes_probabilities(model, tokenizer, [e.prompt for e in held], precision)
+    return measured(task, held, p)
+
+
+def measured(task: Task, held: Sequence[Labelled], p: Sequence[float]) -> dict[str, float]:
+    """Replacements: balanced accuracy at 0.5 and the threshold sweep. Contradictions: how
+    often the one claim a fact shows false is ranked first among its question's claims (how
+    TeachMe uses it), and how often every claim reads as contradicted."""
+    if task == "replaces":
+        return {"balanced accuracy": balanced_accuracy(held, p), **threshold_sweep(held, p)}
+    groups: dict[int, list[tuple[bool, float]]] = {}
+    for e, q in zip(held, p, strict=True):
+        groups.setdefault(e.group, []).append((e.label, q))
+    ranked = [max(g, key=lambda x: x[1])[0] for g in groups.values()]
+    blanket = [all(q >= 0.5 for _, q in g) for g in groups.values()]
+    return {
+        "denied claim ranked first": sum(ranked) / len(ranked),
+        "every claim read as contradicted": sum(blanket) / len(blanket),
+        "balanced accuracy": balanced_accuracy(held, p),
+    }
+
+
+def headline(task: Task, found: dict[str, float]) -> float:
+    """The curve's one number per task."""
+    return found["balanced accuracy" if task == "replaces" else "denied claim ranked first"]
+
+
+COMPATIBLE_SOURCES = ("replaces: compatible", "replaces: additive")
+THRESHOLDS = tuple(round(0.5 + 0.05 * n, 2) for n in range(10))
 
 
 def threshold_sweep(items: Sequence[Labelled], p: Sequence[float]) -> dict[str, float]:
     """At each threshold, the share of held-out replacements caught and of compatible pairs
-    wrongly caught: where the stream's threshold is chosen (never on the evaluation set)."""
-    out = {}
+    (someone else's, a visit, a plan, a detail, an addition) wrongly caught, and the threshold
+    with the most caught minus wrongly caught: where the stream's threshold is chosen (never
+    on the evaluation set)."""
     yes = [q for e, q in zip(items, p, strict=True) if e.label]
-    no = [q for e, q in zip(items, p, strict=True) if not e.label]
-    for threshold in (0.3, 0.5, 0.7, 0.8, 0.9):
-        out[f"replaces caught at {threshold}"] = sum(q >= threshold for q in yes) / len(yes)
-        out[f"compatible caught at {threshold}"] = sum(q >= threshold for q in no) / len(no)
+    no = [q for e, q in zip(items, p, strict=True) if e.source in COMPATIBLE_SOURCES]
+    out: dict[str, float] = {}
+    best, best_gap = THRESHOLDS[0], -1.0
+    for threshold in THRESHOLDS:
+        caught = sum(q >= threshold for q in yes) / len(yes)
+        wrong = sum(q >= threshold for q in no) / len(no)
+        out[f"replaces caught at {threshold}"] = caught
+        out[f"compatible caught at {threshold}"] = wrong
+        if caught - wrong > best_gap:
+            best, best_gap = threshold, caught - wrong
+    out["best threshold"] = best
     return out
+
+
+def measure_adapter(adapter: Path, settings: JudgeTraining) -> dict[str, float]:
+    """`measure` for a saved adapter (its held-out items rebuilt from its settings)."""
+    from lm.config import LocalModelConfig
+    from lm.loading import cached_smollm2_dir
+    from lm.yes_no import load_yes_no_adapter
+    from mindstream.training.judge_data import load_catalogue
+
+    questions = load_train_questions(SHARED / "openbookqa")
+    _, held = build_examples(load_catalogue(), questions, None, settings)
+    base = cached_smollm2_dir(LocalModelConfig().cache_dir)
+    judge = load_yes_no_adapter(base, adapter, held[0].prompt)
+    return measured(settings.task, held, judge.p_yes([e.prompt for e in held]))
 
 
 def train_judge(
     model: torch.nn.Module,
     tokenizer: object,
     examples: list[Labelled],
-    held: HeldOut,
+    held: list[Labelled],
     settings: JudgeTraining,
     hooks: Hooks | None = None,
 ) -> tuple[torch.nn.Module, list[CurvePoint], str]:
     def evaluate(trained: torch.nn.Module, precision: str) -> float:
-        found = measure(trained, tokenizer, held, precision)
-        return (found["replaces"] + found["contradicts"]) / 2
+        return headline(settings.task, measure(trained, tokenizer, settings.task, held, precision))
 
     return train_adapter(model, tokenizer, examples, evaluate, settings, hooks)
 

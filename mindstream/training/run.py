@@ -165,7 +165,7 @@ def run_judge_training(
     threads: int,
     overwrite: bool = False,
 ) -> BaseModel:
-    """The relation judge job (`mindstream train judge`)."""
+    """One question of the relation judge (`mindstream train judge TASK`)."""
     from mindstream.training.judge import (
         JudgeReport,
         JudgeTraining,
@@ -183,17 +183,17 @@ def run_judge_training(
     examples, held = build_examples(catalogue, questions, entailmentbank, settings)
     counts = count_sources([e.source for e in examples])
     model, tokenizer = load_base(threads)
-    what = "held-out balanced accuracy (replaces, contradicts)"
+    what = {
+        "replaces": "held-out balanced accuracy (slots never trained on)",
+        "contradicts": "held-out: the denied claim ranked first",
+    }[settings.task]
     trained, curve, precision, seconds = run_with_progress(
-        "the judge",
+        f"the judge ({settings.task})",
         what,
         lambda hooks: train_judge(model, tokenizer, examples, held, settings, hooks),
     )
-    final = measure(trained, tokenizer, held, precision)
-    console.print(
-        f"held-out balanced accuracy: replaces {final['replaces']:.1%} (slots never trained "
-        f"on), contradicts {final['contradicts']:.1%}"
-    )
+    final = measure(trained, tokenizer, settings.task, held, precision)
+    console.print(", ".join(f"{k} {v:.3g}" for k, v in final.items() if "caught at" not in k))
     report = JudgeReport(
         config=settings,
         examples=counts,
@@ -204,5 +204,6 @@ def run_judge_training(
         seconds=seconds,
         peak_memory_mb=round(peak_memory_mb(), 1),
     )
-    save(trained, report, out, "relation judge training (held-out slots and questions)", what)
+    title = f"relation judge, {settings.task} (held-out slots or questions)"
+    save(trained, report, out, title, what)
     return report

@@ -114,13 +114,20 @@ def test_a_taught_negation_rules_its_choice_out_and_names_the_fact() -> None:
 
 
 def test_a_fact_never_rules_out_a_choice_it_supports() -> None:
-    """The judge says the fact contradicts both choices; the verifier finds it entails the
-    paperclip (it names steel), so only the coin can be ruled out."""
+    """The judge finds the fact contradicts the paperclip most (wrongly); the verifier finds
+    it entails the paperclip (it names steel), so nothing is ruled out."""
     fact = "A magnet attracts steel paperclips and does not attract copper coins."
-    judge = FakeJudge(contradicts=lambda fact, claim: 0.9)
+    judge = FakeJudge(contradicts=lambda fact, claim: 0.9 if "steel" in claim else 0.3)
     answer = _reasoner([fact], SteelVerifier(), judge).answer(QUESTION, CHOICES)
-    assert answer.ruled_out == [0]
+    assert answer.ruled_out == []
     assert answer.choice == "a steel paperclip"
+
+
+def test_a_fact_that_reads_as_contradicting_every_choice_rules_none_out() -> None:
+    """A judge that says yes to every claim has told us nothing about which one."""
+    judge = FakeJudge(contradicts=lambda fact, claim: 0.95)
+    answer = _reasoner(["A magnet does not attract copper."], judge=judge).answer(QUESTION, CHOICES)
+    assert answer.ruled_out == []
 
 
 def test_a_negation_the_judge_does_not_find_contradicting_vetoes_nothing() -> None:

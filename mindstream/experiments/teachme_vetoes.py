@@ -1,0 +1,111 @@
+"""`mindstream eval teachme-vetoes`: where TeachMe's veto thresholds come from.
+
+On OpenBookQA train questions that neither the verifier nor the judge trained on (the last
+500), a taught negated core fact should rule out the one choice it denies and nothing else,
+and the core fact itself (which supports the right choice) should rule out nothing. For each
+(floor, margin) of the rule in `agents/teachme/judging.vetoes` this measures the share of
+denied choices ruled out and the wrong vetoes per fact; the configured thresholds are the grid
+point with the most of the first minus the second. Contrast pairs are never used to choose.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.progress import track
+
+from agents.teachme.judging import ruled_out_by
+from agents.teachme.language import negate, rule_hypothesis
+from mindstream.experiments.openbookqa import load_questions
+from mindstream.experiments.report import table, write_section
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
+
+FLOORS = (0.05, 0.1, 0.2, 0.3, 0.5)
+MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3)
+HELD_OUT = 500
+
+
+Row = tuple[int | None, list[float], list[float]]  # (denied choice, contradiction, entailment)
+
+
+def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
+    questions = load_questions(train)[-HELD_OUT:][:limit]
+    judge, verifier = parts.judge, parts.verifier
+    rows: list[Row] = []
+    for q in track(questions, description="facts against claims"):
+        claims = [rule_hypothesis(q.stem, c) for c in q.choices]
+        for fact, denied in ((negate(q.fact), q.answer_index), (q.fact, None)):
+            contradiction = judge.contradicts_batch([(fact, c) for c in claims])
+            entailment = verifier.entailment_batch([([fact], c) for c in claims])
+            rows.append((denied, contradiction, entailment))
+    return rows
+
+
+def vetoed(row: Row, floor: float, margin: float, support: float) -> list[int]:
+    top = ruled_out_by(row[1], row[2], floor, margin, support)
+    return [] if top is None else [top]
+
+
+def grid(rows: list[Row], support: float) -> list[dict[str, float]]:
+    out = []
+    negated = [r for r in rows if r[0] is not None]
+    for floor in FLOORS:
+        for margin in MARGINS:
+            right = sum(r[0] in vetoed(r, floor, margin, support) for r in negated)
+            wrong = sum(sum(i != r[0] for i in vetoed(r, floor, margin, support)) for r in rows)
+            out.append(
+                {
+                    "floor": floor,
+                    "margin": margin,
+                    "denied_ruled_out": right / len(negated),
+                    "wrong_per_fact": wrong / len(rows),
+                }
+            )
+    return out
+
+
+def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    support = parts.config.teachme.support_floor
+    points = grid(judged(parts, train, limit), support)
+    best = max(points, key=lambda p: p["denied_ruled_out"] - p["wrong_per_fact"])
+    result = {
+        "command": command,
+        "model": parts.config.model.spec,
+        "questions": min(limit, HELD_OUT),
+        "support_floor": support,
+        "grid": points,
+        "best": best,
+        "configured": {
+            "veto_floor": parts.config.teachme.veto_floor,
+            "veto_margin": parts.config.teachme.veto_margin,
+        },
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    write_section("teachme_vetoes", _markdown(result), result, out)
+    return result
+
+
+def _markdown(result: dict[str, Any]) -> str:
+    rows = [
+        [p["floor"], p["margin"], f"{p['denied_ruled_out']:.1%}", f"{p['wrong_per_fact']:.3f}"]
+        for p in result["grid"]
+    ]
+    best = result["best"]
+    return f"""## TeachMe: which choices may a taught fact rule out? ({result["model"]})
+
+{result["questions"]} OpenBookQA train questions neither adapter trained on. Taught the
+negated core fact, the choice it denies should be ruled out and no other; taught the core fact
+itself, nothing should be. A fact rules out the choice the judge finds it shows false most, when
+that P reaches the floor, leads the next choice by the margin, and the verifier's entailment of
+that choice is below {result["support_floor"]}. Best (denied ruled out minus wrong vetoes per
+fact): floor {best["floor"]}, margin {best["margin"]} ({best["denied_ruled_out"]:.1%} ruled out,
+{best["wrong_per_fact"]:.3f} wrong per fact); configured: {result["configured"]}. Wall time
+{result["seconds"]} s.
+
+{table(["floor", "margin", "denied choice ruled out", "wrong vetoes per fact"], rows)}
+"""

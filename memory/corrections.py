@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memory.errors import MemoryStateError
-from memory.records import MemoryRecord, MemoryStatus
+from memory.records import MemoryRecord, MemoryStatus, ScoredMemory
 
 if TYPE_CHECKING:
     from memory.records import NewMemory
@@ -97,6 +97,48 @@ def retire(
     )
     mark_dependents_stale(stream, old.id, reason=f"evidence {old.id} superseded")
     return retired
+
+
+def replaced_by(stream: MemoryStream, record: MemoryRecord, limit: int) -> list[MemoryRecord]:
+    """What `record` superseded, newest first, down its chain: the history shown beside what
+    is true now (the assistant's prompt, the long-memory eval's context recall)."""
+    out: list[MemoryRecord] = []
+    frontier = [record]
+    while frontier and len(out) < limit:
+        listed = str(frontier.pop().metadata.get("supersedes", ""))
+        older = [stream.find(i) for i in listed.split(",") if i]
+        found = [r for r in older if r is not None and r.status is MemoryStatus.SUPERSEDED]
+        out += found
+        frontier += found
+    return sorted(out, key=lambda r: r.created_at, reverse=True)[:limit]
+
+
+def after_replacements(results: list[ScoredMemory]) -> list[ScoredMemory]:
+    """Each superseded memory moved right after the one that replaced it (its newest version
+    among `results`); one whose replacement is not there keeps its rank."""
+    by_id = {m.record.id: m for m in results}
+    followers: dict[str, list[ScoredMemory]] = {}
+    for m in results:
+        newer = m.record.metadata.get("superseded_by")
+        if m.record.status is MemoryStatus.SUPERSEDED and newer in by_id:
+            followers.setdefault(str(newer), []).append(m)
+    following = {m.record.id for group in followers.values() for m in group}
+    out: list[ScoredMemory] = []
+    done: set[str] = set()
+
+    def place(m: ScoredMemory) -> None:
+        if m.record.id in done:
+            return
+        done.add(m.record.id)
+        out.append(m)
+        for older in followers.get(m.record.id, ()):
+            place(older)
+
+    for m in results:
+        if m.record.id not in following:
+            place(m)
+    out += [m for m in results if m.record.id not in done]  # a cycle: keep every memory
+    return out
 
 
 def restore(stream: MemoryStream, memory_id: str) -> MemoryRecord:

@@ -16,6 +16,7 @@ from memory.lexical import LexicalIndex
 from memory.records import KIND_CODES, STATUS_CODES, MemoryKind, MemoryStatus
 
 _ACTIVE = STATUS_CODES[MemoryStatus.ACTIVE]
+_FORGOTTEN = STATUS_CODES[MemoryStatus.FORGOTTEN]
 
 
 @dataclass
@@ -32,12 +33,16 @@ class OwnerState:
         until: datetime | None,
         include_inactive: bool,
         include_hidden: bool = True,
+        include_superseded: bool = False,
     ) -> np.ndarray | None:
         """The rows a query may see; None when that is every row."""
         index, n = self.index, self.index.size
         masks = []
         if not include_inactive and self.inactive:
-            masks.append(index.status[:n] == _ACTIVE)
+            if include_superseded:
+                masks.append(index.status[:n] != _FORGOTTEN)
+            else:
+                masks.append(index.status[:n] == _ACTIVE)
         if not include_hidden and self.hidden:
             shown = np.ones(n, dtype=bool)
             shown[self.hidden] = False

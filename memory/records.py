@@ -136,11 +136,11 @@ class ChangePolicy(BaseModel):
         True, description="ask the relation judge (off: only matching `subject`s supersede)"
     )
     threshold: float = Field(
-        0.7,
+        0.8,
         gt=0.0,
         le=1.0,
-        description="P(replaces) to supersede (0.7: the best caught-minus-wrongly-caught on the "
-        "judge's held-out training slots, lm/adapters/judge/training.json)",
+        description="P(replaces) to supersede (0.8: the most replacements caught minus compatible "
+        "pairs caught on the judge's held-out slots, lm/adapters/judge/replaces/training.json)",
     )
     candidates: int = Field(5, ge=1, description="most similar active memories compared")
     min_similarity: float = Field(

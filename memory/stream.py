@@ -208,6 +208,7 @@ class MemoryStream:
         until: datetime | None = None,
         include_inactive: bool = False,
         include_hidden: bool = False,
+        with_replaced: bool = False,
         mode: RelevanceMode | None = None,
         touch: bool = True,
     ) -> list[ScoredMemory]:
@@ -216,14 +217,18 @@ class MemoryStream:
         What is true now by default: superseded and forgotten memories are left out unless
         `include_inactive` (history), and memories kept for provenance only (`recall: False`:
         a user's questions, the assistant's answers, correction notes) unless
-        `include_hidden`."""
+        `include_hidden`. `with_replaced`: superseded memories compete too, as history, each
+        moved right after the memory that replaced it when that one is among the k (so what
+        is true now always comes first); forgotten ones never."""
         if not query.strip():
             raise InvalidMemoryError("query: is empty")
         state = self._owners.get(owner)
         if state is None or state.index.size == 0 or k <= 0:
             return []
         moment = now or self.clock.now()
-        rows = state.candidates(kinds, since, until, include_inactive, include_hidden)
+        rows = state.candidates(
+            kinds, since, until, include_inactive, include_hidden, with_replaced
+        )
         if rows is not None and rows.size == 0:
             return []
         w = weights or self.config.weights
@@ -242,7 +247,7 @@ class MemoryStream:
         ]
         if touch:
             self._touch(state, top.rows, moment)
-        return results
+        return corrections.after_replacements(results) if with_replaced else results
 
     def _top(
         self,
@@ -387,6 +392,10 @@ class MemoryStream:
     def restore(self, memory_id: str) -> MemoryRecord:
         """Undo a supersede: the memory is active again (its replacement stays)."""
         return corrections.restore(self, memory_id)
+
+    def replaced_by(self, record: MemoryRecord, limit: int = 2) -> list[MemoryRecord]:
+        """What `record` superseded, newest first, down its chain (history beside the truth)."""
+        return corrections.replaced_by(self, record, limit)
 
     def stale(self, owner: str) -> list[MemoryRecord]:
         """Active memories whose evidence was forgotten or superseded."""

@@ -50,6 +50,7 @@ class UsedMemory(BaseModel):
     id: str
     kind: str
     text: str
+    status: str = "active"  # "superseded": recalled as history, no longer true
     created_at: datetime
     score: float
     recency: float
@@ -63,6 +64,7 @@ class UsedMemory(BaseModel):
             id=r.id,
             kind=r.kind.value,
             text=r.text,
+            status=r.status.value,
             created_at=r.created_at,
             score=found.score,
             recency=found.recency,
@@ -114,8 +116,9 @@ class Assistant:
         may supersede an earlier one); a question and the answer are kept for history and
         provenance but never recalled as facts."""
         with self.lock:
-            found = self._recall(user, message, self.config.k)
-            replaced = {m.record.id: self._replaced(m.record) for m in found}
+            found = self._recall(user, message, self.config.k, replaced=self.config.recall_replaced)
+            shown = self.config.replaced_shown
+            replaced = {m.record.id: self.stream.replaced_by(m.record, shown) for m in found}
             history = [
                 r.text
                 for r in self.stream.recent(
@@ -150,24 +153,21 @@ class Assistant:
             answer_id=said.id,
         )
 
-    def _recall(self, user: str, query: str, k: int, history: bool = False) -> list[ScoredMemory]:
+    def _recall(
+        self, user: str, query: str, k: int, history: bool = False, replaced: bool = False
+    ) -> list[ScoredMemory]:
+        """What is true now; `history` adds every inactive memory, `replaced` the superseded
+        ones after what replaced them (chat, so "what was my job before?" finds it)."""
         if not self.stream.count(user):
             return []
         return self.stream.retrieve(
-            query, k, owner=user, kinds=RECALLED_WITH_REFLECTIONS, include_inactive=history
+            query,
+            k,
+            owner=user,
+            kinds=RECALLED_WITH_REFLECTIONS,
+            include_inactive=history,
+            with_replaced=replaced,
         )
-
-    def _replaced(self, record: MemoryRecord) -> list[MemoryRecord]:
-        """What `record` superseded, newest first, down its chain."""
-        out: list[MemoryRecord] = []
-        frontier = [record]
-        while frontier and len(out) < self.config.replaced_shown:
-            listed = str(frontier.pop().metadata.get("supersedes", ""))
-            older = [self.stream.find(i) for i in listed.split(",") if i]
-            found = [r for r in older if r is not None and r.status is MemoryStatus.SUPERSEDED]
-            out += found
-            frontier += found
-        return sorted(out, key=lambda r: r.created_at, reverse=True)[: self.config.replaced_shown]
 
     # ---- memories ------------------------------------------------------------------------
     def remember(

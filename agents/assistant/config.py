@@ -44,6 +44,11 @@ class AssistantConfig(BaseModel):
     replaced_shown: int = Field(
         2, ge=0, description="superseded memories shown under the one that replaced them"
     )
+    recall_replaced: bool = Field(
+        True,
+        description="superseded memories compete in recall as history, marked no longer true "
+        'and placed after what replaced them ("what was my job at Brightline?")',
+    )
     max_tokens: int = Field(96, ge=1, description="length of an answer")
     answer_importance: float = Field(
         2.0, ge=1, le=10, description="importance of the assistant's own turns (not rated)"

@@ -14,4 +14,6 @@ ANSWER = PromptTemplate.from_template(
 MEMORY_LINE = PromptTemplate.from_template("- [{date}] {text}")
 # A memory that a later one replaced, shown under it so "before" questions can be answered.
 REPLACED_LINE = PromptTemplate.from_template("  (before that, no longer true: [{date}] {text})")
+# A recalled memory that a later one (not recalled) replaced.
+NO_LONGER_TRUE = PromptTemplate.from_template("{line} (no longer true)")
 HISTORY = PromptTemplate.from_template("The conversation so far:\n{turns}\n")

@@ -14,15 +14,24 @@ import numpy as np
 from rich.progress import Progress
 
 from lm import complete_batch
-from memory import InMemoryStore, ManualClock, MemoryStream, RetrievalWeights, StreamConfig
+from memory import (
+    InMemoryStore,
+    ManualClock,
+    MemoryRecord,
+    MemoryStream,
+    RetrievalWeights,
+    StreamConfig,
+)
 from memory import new_memory as make_memory
 from mindstream.experiments.long_memory import Question, Sample, load
 from mindstream.experiments.report import table, write_section
 
 if TYPE_CHECKING:
+    from agents.assistant.config import AssistantConfig
     from mindstream.compose import Parts
 
 KS = (5, 10, 25)
+IN_PROMPT = "assistant default, with what its memories replaced (as its prompt shows them)"
 CHANGED_K = 10  # a changed fact is right when its current turn is in the top 10, above the old
 assert CHANGED_K in KS
 
@@ -100,7 +109,7 @@ def run(
     if not samples:
         raise ValueError(f"{data}: no usable sample ({dict(skipped) or 'empty'})")
     policies = variants(parts.config.assistant.stream)
-    tallies = {name: Tally() for name in policies}
+    tallies = {name: Tally() for name in [*policies, IN_PROMPT]}
     ingestion = {"memories": 0, "seconds": 0.0}
     answers: list[dict[str, Any]] = []
     with Progress() as progress:
@@ -108,7 +117,7 @@ def run(
             streams, seconds = _ingest(sample, policies, parts, importance, progress)
             ingestion["memories"] += len(sample.turns)
             ingestion["seconds"] += seconds
-            _ask(sample, streams, tallies, progress)
+            _ask(sample, streams, tallies, progress, parts.config.assistant)
             if answer:
                 answers += _answers(sample, streams["assistant default"], parts, progress)
     result = _result(data, samples, skipped, tallies, ingestion, answers, parts, importance)
@@ -169,20 +178,46 @@ def _memories(sample: Sample, ratings: list[float]) -> list[Any]:
 
 
 def _ask(
-    sample: Sample, streams: dict[str, MemoryStream], tallies: dict[str, Tally], progress: Progress
+    sample: Sample,
+    streams: dict[str, MemoryStream],
+    tallies: dict[str, Tally],
+    progress: Progress,
+    assistant: AssistantConfig,
 ) -> None:
+    """Each policy's top k (the assistant's with superseded memories as history, as it
+    recalls); the assistant's also as its prompt shows it: each recalled memory followed by
+    the memories it superseded."""
+    shown = assistant.replaced_shown
     task = progress.add_task(f"questions {sample.sample_id}", total=len(sample.questions))
     for question in sample.questions:
         for name, stream in streams.items():
-            ranked = {}
+            ranked, context = {}, {}
+            history = name == "assistant default" and assistant.recall_replaced
             for k in KS:  # a gated policy's top 5 is not the head of its top 25
                 start = time.perf_counter()
-                found = stream.retrieve(question.question, k, owner=sample.sample_id, touch=False)
+                found = stream.retrieve(
+                    question.question,
+                    k,
+                    owner=sample.sample_id,
+                    touch=False,
+                    with_replaced=history,
+                )
                 tallies[name].seconds += time.perf_counter() - start
                 tallies[name].queries += 1
-                ranked[k] = [str(m.record.metadata["dia_id"]) for m in found]
+                ranked[k] = [_turn(m.record) for m in found]
+                context[k] = [
+                    _turn(r)
+                    for m in found
+                    for r in (m.record, *stream.replaced_by(m.record, shown))
+                ]
             tallies[name].add(question, ranked)
+            if name == "assistant default":
+                tallies[IN_PROMPT].add(question, context)
         progress.advance(task)
+
+
+def _turn(record: MemoryRecord) -> str:
+    return str(record.metadata["dia_id"])
 
 
 def _answers(
@@ -276,7 +311,7 @@ def _markdown(result: dict[str, Any]) -> str:
                 *(f"{recall['all'][k]:.2f}" for k in KS),
                 *(f"{recall[c][10]:.2f}" for c in categories),
                 f"{p['changed_right']}/{p['changed_total']}",
-                f"{p['ms_per_query']:.1f}",
+                f"{p['ms_per_query']:.1f}" if p["ms_per_query"] else "-",
             ]
         )
     counts = ", ".join(

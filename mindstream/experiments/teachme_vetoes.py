@@ -68,17 +68,31 @@ def grid(rows: list[Row], support: float) -> list[dict[str, float]]:
     return out
 
 
+# A wrong veto can take the right answer away, a missed one leaves the verifier to decide: the
+# rule may make one wrong veto per ~16 taught facts, no more.
+WRONG_BUDGET = 0.06
+
+
+def choose(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """The most denied choices ruled out within the wrong-veto budget (ties: fewer wrong, then
+    the higher floor)."""
+    within = [p for p in points if p["wrong_per_fact"] <= WRONG_BUDGET + 1e-9] or points
+    return max(within, key=lambda p: (p["denied_ruled_out"], -p["wrong_per_fact"], p["floor"]))
+
+
 def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[str, Any]:
     started = time.perf_counter()
     support = parts.config.teachme.support_floor
-    points = grid(judged(parts, train, limit), support)
-    best = max(points, key=lambda p: p["denied_ruled_out"] - p["wrong_per_fact"])
+    rows = judged(parts, train, limit)
+    points = grid(rows, support)
+    best = choose(points)
     result = {
         "command": command,
         "model": parts.config.model.spec,
         "questions": min(limit, HELD_OUT),
         "support_floor": support,
         "grid": points,
+        "rows": [{"denied": d, "contradiction": c, "entailment": e} for d, c, e in rows],
         "best": best,
         "configured": {
             "veto_floor": parts.config.teachme.veto_floor,
@@ -102,10 +116,10 @@ def _markdown(result: dict[str, Any]) -> str:
 negated core fact, the choice it denies should be ruled out and no other; taught the core fact
 itself, nothing should be. A fact rules out the choice the judge finds it shows false most, when
 that P reaches the floor, leads the next choice by the margin, and the verifier's entailment of
-that choice is below {result["support_floor"]}. Best (denied ruled out minus wrong vetoes per
-fact): floor {best["floor"]}, margin {best["margin"]} ({best["denied_ruled_out"]:.1%} ruled out,
-{best["wrong_per_fact"]:.3f} wrong per fact); configured: {result["configured"]}. Wall time
-{result["seconds"]} s.
+that choice is below {result["support_floor"]}. Best (most denied choices ruled out with at most
+{WRONG_BUDGET} wrong vetoes per fact): floor {best["floor"]}, margin {best["margin"]}
+({best["denied_ruled_out"]:.1%} ruled out, {best["wrong_per_fact"]:.3f} wrong per fact);
+configured: {result["configured"]}. Wall time {result["seconds"]} s.
 
 {table(["floor", "margin", "denied choice ruled out", "wrong vetoes per fact"], rows)}
 """

@@ -7,6 +7,7 @@ import pytest
 
 from agents.assistant import Assistant, AssistantConfig, Correction
 from agents.assistant.config import long_horizon
+from agents.assistant.prompting import answer_prompt
 from lm.fakes import FakeJudge, HashEmbeddings, ScriptedChatModel
 from memory import (
     InMemoryStore,
@@ -128,6 +129,19 @@ def test_a_change_told_in_chat_supersedes_and_the_answer_sees_what_it_replaced()
     assert porto.id not in {m.record.id for m in assistant.search("maya", "where did I live")}
     restored = assistant.restore("maya", porto.id)
     assert restored.status is MemoryStatus.ACTIVE
+
+
+def test_a_recalled_old_memory_is_marked_no_longer_true_and_shown_once() -> None:
+    assistant = _judging_assistant()
+    porto = assistant.remember("maya", "I live in Porto")
+    moved_on = assistant.remember("maya", "We moved to Lisbon last week, the flat is lovely.")
+    assert assistant.memory("maya", porto.id).status is MemoryStatus.SUPERSEDED
+    found = assistant.stream.retrieve("Porto", 8, owner="maya", with_replaced=True)
+    old = next(m for m in found if m.record.id == porto.id)
+    alone = answer_prompt("Where did I live?", [old])
+    assert "I live in Porto (no longer true)" in alone
+    both = answer_prompt("Where did I live?", found, replaced={moved_on.id: [old.record]})
+    assert both.count("I live in Porto") == 1 and "(before that, no longer true:" in both
 
 
 def test_questions_and_answers_are_kept_but_never_recalled_as_facts(assistant: Assistant) -> None:

@@ -66,6 +66,19 @@ def test_a_change_supersedes_the_old_statement_with_provenance() -> None:
     assert {m.record.id for m in history} == {leeds, york}
 
 
+def test_history_in_recall_comes_after_what_replaced_it_and_never_forgotten() -> None:
+    stream = _stream()
+    leeds = _add(stream, "I live in a small flat in Leeds")
+    york = _add(stream, "The boxes went over to the new house in York", hours=240)
+    noise = _add(stream, "I had toast for breakfast in the small flat", hours=1)
+    stream.forget(noise)
+    for query in ("small flat in Leeds", "the new house in York"):
+        found = stream.retrieve(query, 5, owner="maya", with_replaced=True)
+        assert [m.record.id for m in found] == [york, leeds]  # the truth first, then history
+    alone = stream.retrieve("small flat in Leeds", 1, owner="maya", with_replaced=True)
+    assert len(alone) == 1 and noise not in {m.record.id for m in alone}
+
+
 def test_a_compatible_statement_supersedes_nothing_but_keeps_its_closest_call() -> None:
     stream = _stream()
     leeds = _add(stream, "I live in Leeds")

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from lm import rate_importance
 from memory import MemoryKind, MemoryStream
+from memory.records import ChangePolicy
 from mindstream.cli import app
 from mindstream.compose import Parts
 from tests.conftest import DATA
@@ -178,7 +179,8 @@ def test_change_detection_asks_the_served_model(
     print(f"\n{scorer}: P(replaces) {york.metadata['change_p']}, Leeds {leeds.status.value}")
     assert york.metadata["change_against"] == leeds.id
     assert 0.0 <= float(york.metadata["change_p"]) <= 1.0
-    assert (leeds.status.value == "superseded") == (float(york.metadata["change_p"]) >= 0.5)
+    threshold = ChangePolicy().threshold
+    assert (leeds.status.value == "superseded") == (float(york.metadata["change_p"]) >= threshold)
 
 
 def test_sim_survives_a_server_storm_and_resumes(model_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

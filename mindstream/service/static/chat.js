@@ -77,7 +77,7 @@ async function send(text) {
   try {
     const reply = await call("/v1/chat", { method: "POST", body: JSON.stringify({ message: text }) });
     const used = reply.memories.length
-      ? el("ul", { class: "used" }, reply.memories.map((m) => el("li", {}, m.text)))
+      ? el("ul", { class: "used" }, reply.memories.map((m) => el("li", {}, m.status === "superseded" ? `${m.text} (no longer true)` : m.text)))
       : el("div", { class: "used" }, "no memories used");
     messages.append(el("div", { class: "message assistant" }, el("span", { class: "text" }, reply.answer), el("div", { class: "used" }, "used:"), used));
     await listMemories();

@@ -81,7 +81,8 @@ def test_scripted_teach_session_answers_every_message_clearly(
     lines = [line.removeprefix("> ") for line in output.splitlines()]
     answers = [line for line in lines if line.startswith("Answer:")]
     assert answers[1].startswith("Answer: a steel paperclip"), answers  # after the negation
-    assert f"ruled out 'a copper coin' by what you taught: '{COPPER}'" in output
+    vetoes = [line for line in lines if "ruled out" in line]
+    assert all("by what you taught: '" in line for line in vetoes), vetoes  # names the fact
     notes = ("rests on that fact", "already the proof's premise", "Not used:")
     assert sum(output.count(note) for note in notes) >= 2  # each `u 1` says what it did
     stream = MemoryStream.open(Path(store), real_embedder)

@@ -43,9 +43,7 @@ def test_the_adapter_uses_the_gold_fact_on_unseen_train_questions(lab: Lab) -> N
     assert right / len(questions) >= 0.5
 
 
-def test_taught_negations_keep_most_answers_off_the_denied_choice(
-    lab: Lab, tmp_path: Path
-) -> None:
+def test_taught_negations_keep_most_answers_off_the_denied_choice(lab: Lab, tmp_path: Path) -> None:
     """A floor under the measured 77% / 80% (README: the lexical rule reached 100% by also
     vetoing supported choices; the judge's vetoes do not, and lose some pairs)."""
     result = run_contrast(lab, tmp_path)

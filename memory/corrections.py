@@ -114,8 +114,8 @@ def replaced_by(stream: MemoryStream, record: MemoryRecord, limit: int) -> list[
 
 
 def after_replacements(results: list[ScoredMemory]) -> list[ScoredMemory]:
-    """Each superseded memory moved right after the one that replaced it (its newest version
-    among `results`); one whose replacement is not there keeps its rank."""
+    """Each superseded memory moved right after the memory that directly replaced it, when
+    that one is among `results`; otherwise it keeps its rank."""
     by_id = {m.record.id: m for m in results}
     followers: dict[str, list[ScoredMemory]] = {}
     for m in results:

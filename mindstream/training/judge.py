@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     import torch
 
 HELDOUT_SLOTS = ("gym", "provider", "team_sport", "hair", "instruments", "medication")
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 Task = Literal["replaces", "contradicts"]
@@ -146,20 +145,6 @@ def threshold_sweep(items: Sequence[Labelled], p: Sequence[float]) -> dict[str, 
             best, best_gap = threshold, caught - wrong
     out["best threshold"] = best
     return out
-
-
-def measure_adapter(adapter: Path, settings: JudgeTraining) -> dict[str, float]:
-    """`measure` for a saved adapter (its held-out items rebuilt from its settings)."""
-    from lm.config import LocalModelConfig
-    from lm.loading import cached_smollm2_dir
-    from lm.yes_no import load_yes_no_adapter
-    from mindstream.training.judge_data import load_catalogue
-
-    questions = load_train_questions(SHARED / "openbookqa")
-    _, held = build_examples(load_catalogue(), questions, None, settings)
-    base = cached_smollm2_dir(LocalModelConfig().cache_dir)
-    judge = load_yes_no_adapter(base, adapter, held[0].prompt)
-    return measured(settings.task, held, judge.p_yes([e.prompt for e in held]))
 
 
 def train_judge(

@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from memory import corrections
-from memory.records import ChangePolicy, MemoryRecord, MemoryStatus
+from memory.records import ChangePolicy, MemoryRecord, MemoryStatus, ScoredMemory
 
 if TYPE_CHECKING:
     from memory.stream import MemoryStream
@@ -197,3 +197,22 @@ def _note_closest(stream: MemoryStream, decisions: list[ChangeDecision]) -> None
         note = {"change_p": decision.probability, "change_against": decision.old_id}
         changes.append((record, {"metadata": {**record.metadata, **note}}))
     stream.replace_many(changes)
+
+
+def newer_first(results: list[ScoredMemory], at_least: float) -> list[ScoredMemory]:
+    """A near miss is a doubt, not a decision: a memory whose closest call (`change_p` against
+    `change_against`) reached `at_least` but not the threshold leaves the older one active,
+    and is moved right above it when both are among `results` and it ranked below. Nothing
+    enters or leaves the results."""
+    out = list(results)
+    for newer in results:
+        p = newer.record.metadata.get("change_p")
+        older = newer.record.metadata.get("change_against")
+        if not isinstance(p, (int, float)) or p < at_least:
+            continue
+        ids = [m.record.id for m in out]
+        if older not in ids or ids.index(older) > ids.index(newer.record.id):
+            continue
+        out.remove(newer)
+        out.insert(ids.index(older), newer)
+    return out

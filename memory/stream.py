@@ -16,7 +16,7 @@ from uuid import uuid4
 import numpy as np
 
 from memory import corrections
-from memory.changes import ChangeDecision, ChangeDetector, ReplacementJudge
+from memory.changes import ChangeDecision, ChangeDetector, ReplacementJudge, newer_first
 from memory.clock import Clock, SystemClock, to_hours
 from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
 from memory.importance import RateTexts
@@ -219,7 +219,9 @@ class MemoryStream:
         a user's questions, the assistant's answers, correction notes) unless
         `include_hidden`. `with_replaced`: superseded memories compete too, as history, each
         moved right after the memory that replaced it when that one is among the k (so what
-        is true now always comes first); forgotten ones never."""
+        is true now always comes first); forgotten ones never. With change detection on, a
+        memory that probably (not surely) replaced another ranks above it
+        (`ChangePolicy.rank_above`)."""
         if not query.strip():
             raise InvalidMemoryError("query: is empty")
         state = self._owners.get(owner)
@@ -247,6 +249,9 @@ class MemoryStream:
         ]
         if touch:
             self._touch(state, top.rows, moment)
+        changes = self.config.changes
+        if changes.enabled and changes.rank_above is not None:
+            results = newer_first(results, changes.rank_above)
         return corrections.after_replacements(results) if with_replaced else results
 
     def _top(

@@ -7,11 +7,13 @@ hypothesis. A relevant taught fact rules a choice out only when the relation jud
 the fact shows that choice's hypothesis false, clearly more than the others', and never a
 choice the fact supports (the verifier's entailment at least `support_floor`): "Sound travels
 fastest through steel and cannot travel through empty space" rules out "empty space", never
-"steel". The thresholds live in `TeachMeConfig`.
+"steel". Nor is a fact ever the premise of a choice the judge finds it shows false, even when
+the verifier reads it as support. The thresholds live in `TeachMeConfig`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -111,6 +113,19 @@ def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[V
                 entailment=round(j.entailment[top], 4),
             )
     return [best[i] for i in sorted(best)]
+
+
+def shown_false(judgement: FactJudgement, config: TeachMeConfig) -> int | None:
+    """The choice this fact must never be a premise of: the one the judge finds it shows false
+    (the veto rule at the block thresholds), whether or not the verifier finds it supports it.
+    The verifier reads "X does not Y" as support for "X Ys"; the judge does not."""
+    return ruled_out_by(
+        judgement.contradiction,
+        judgement.entailment,
+        config.block_floor,
+        config.block_margin,
+        support=math.inf,
+    )
 
 
 def ruled_out_by(

@@ -20,7 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.teachme.config import TeachMeConfig
-from agents.teachme.judging import FactJudgement, Veto, judge_facts, vetoes
+from agents.teachme.judging import FactJudgement, Veto, judge_facts, shown_false, vetoes
 from agents.teachme.language import negate, normal_form, polarity, rule_hypothesis
 from agents.teachme.prompts import (
     DIRECT,
@@ -155,7 +155,8 @@ class TeachableReasoner:
         force: str | None = None,
     ) -> Answer:
         """Proofs from gated facts, judged by the verifier; without one, the direct answer.
-        Choices a relevant taught fact shows false are never picked (unless all are)."""
+        Choices a relevant taught fact shows false are never picked (unless all are), nor
+        proved from that fact."""
         assert self.verifier is not None
         query = " ".join([question, *options])
         judgements = judge_facts(
@@ -176,6 +177,7 @@ class TeachableReasoner:
             for j in judgements
             if j.used or j.fact.id == force
             for i, p in enumerate(j.entailment)
+            if i != shown_false(j, self.config)
         ]
         kept = self._allowed([*proofs, *direct])  # one read of what was taught and blocked
         proofs = [p for p in kept if p.premises]

@@ -5,7 +5,8 @@ the next three days, the later statement ten days after that, and the item's que
 later, on the assistant's retrieval policy. For a changed fact the current statement must be
 retrieved (top 10) above the old one (a superseded one is not retrieved at all); a compatible
 pair must leave the earlier statement active. Policies: the assistant's policy without change
-detection (what the code did before) and with the relation judge at its threshold. The judge's
+detection (what the code did before), the relation judge's supersedes at its threshold, and
+those plus near misses ranked above what they probably replaced. The judge's
 calibration is read from its P(replaces) on every (earlier, later) pair.
 """
 
@@ -71,15 +72,22 @@ def load_items(path: Path) -> list[Item]:
 
 
 def policies(assistant: StreamConfig) -> dict[str, StreamConfig]:
-    changes = assistant.changes
-    return {
+    """Before change detection, the judge's supersedes alone, and with its near misses ranked
+    above what they probably replaced (`rank_above`, the assistant's default)."""
+    changes = assistant.changes.model_copy(update={"enabled": True})
+    alone = changes.model_copy(update={"rank_above": None})
+    out = {
         "assistant policy, no change detection": assistant.model_copy(
             update={"changes": ChangePolicy(enabled=False)}
         ),
-        f"assistant policy + judge (threshold {changes.threshold})": assistant.model_copy(
-            update={"changes": changes.model_copy(update={"enabled": True})}
+        f"+ judge supersedes (P >= {changes.threshold})": assistant.model_copy(
+            update={"changes": alone}
         ),
     }
+    if changes.rank_above is not None:
+        name = f"+ judge, and P >= {changes.rank_above} ranks above"
+        out[name] = assistant.model_copy(update={"changes": changes})
+    return out
 
 
 def live_through(
@@ -204,7 +212,13 @@ def rates(rows: list[Outcome]) -> dict[str, Any]:
         "old_superseded": _share([o.superseded for o in changed]),
         "false_supersede": _share([o.superseded for o in compatible]),
         "compatible": len(compatible),
+        "compatible_earlier_first": _share([_earlier_first(o) for o in compatible]),
     }
+
+
+def _earlier_first(o: Outcome) -> bool:
+    """A compatible pair's earlier statement retrieved above the later one (or without it)."""
+    return o.old_rank is not None and (o.current_rank is None or o.old_rank < o.current_rank)
 
 
 def _grouped(rows: list[Outcome], key: Any) -> dict[str, dict[str, Any]]:
@@ -269,6 +283,15 @@ def plot_calibration(bins: list[dict[str, Any]], path: Path) -> None:
     plt.close(figure)
 
 
+COLUMNS = [
+    "policy",
+    "current first",
+    "old superseded",
+    "compatible superseded",
+    "compatible earlier first",
+]
+
+
 def _markdown(result: dict[str, Any]) -> str:
     rows = [
         [
@@ -276,6 +299,7 @@ def _markdown(result: dict[str, Any]) -> str:
             f"{r['current_first']:.1%} of {r['changed']}",
             f"{r['old_superseded']:.1%}",
             f"{r['false_supersede']:.1%} of {r['compatible']}",
+            f"{r['compatible_earlier_first']:.1%}",
         ]
         for name, r in result["policies"].items()
     ]
@@ -294,10 +318,11 @@ def _markdown(result: dict[str, Any]) -> str:
 {result["items"]} items (`{"`, `".join(Path(d).name for d in result["data"])}`): each earlier
 statement, three everyday remarks, the later statement {GAP_DAYS} days on, then the question.
 A changed fact is right when its current statement is in the top {K} above the old one; a
-compatible pair is right when the earlier statement was not superseded. Wall time
-{result["seconds"]} s.
+compatible pair is right when the earlier statement was not superseded; the last column
+says how often a compatible pair's earlier statement still ranks above the later one (the
+cost of ranking near misses above). Wall time {result["seconds"]} s.
 
-{table(["policy", "current first", "old superseded", "compatible superseded"], rows)}
+{table(COLUMNS, rows)}
 
 Right, by source of the items:
 

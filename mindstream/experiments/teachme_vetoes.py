@@ -29,7 +29,8 @@ MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3)
 HELD_OUT = 500
 
 
-Row = tuple[int | None, list[float], list[float]]  # (denied choice, contradiction, entailment)
+# (denied choice, right choice, contradiction, entailment): denied is None for the core fact
+Row = tuple[int | None, int, list[float], list[float]]
 
 
 def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
@@ -41,12 +42,12 @@ def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
         for fact, denied in ((negate(q.fact), q.answer_index), (q.fact, None)):
             contradiction = judge.contradicts_batch([(fact, c) for c in claims])
             entailment = verifier.entailment_batch([([fact], c) for c in claims])
-            rows.append((denied, contradiction, entailment))
+            rows.append((denied, q.answer_index, contradiction, entailment))
     return rows
 
 
 def vetoed(row: Row, floor: float, margin: float, support: float) -> list[int]:
-    top = ruled_out_by(row[1], row[2], floor, margin, support)
+    top = ruled_out_by(row[2], row[3], floor, margin, support)
     return [] if top is None else [top]
 
 
@@ -68,6 +69,34 @@ def grid(rows: list[Row], support: float) -> list[dict[str, float]]:
     return out
 
 
+def block_grid(rows: list[Row]) -> list[dict[str, float]]:
+    """Premise blocks (the rule without the verifier's support guard): how often the denied
+    choice loses the negated fact as a premise, and how often the right choice loses the core
+    fact that supports it."""
+    negated = [r for r in rows if r[0] is not None]
+    core = [r for r in rows if r[0] is None]
+    return [
+        {
+            "floor": floor,
+            "margin": margin,
+            "denied_blocked": sum(r[0] in vetoed(r, floor, margin, 2.0) for r in negated)
+            / len(negated),
+            "right_blocked": sum(r[1] in vetoed(r, floor, margin, 2.0) for r in core) / len(core),
+        }
+        for floor in FLOORS
+        for margin in MARGINS
+    ]
+
+
+# A blocked right proof loses what the user taught: at most one core fact in twenty.
+BLOCK_BUDGET = 0.05
+
+
+def choose_block(points: list[dict[str, Any]]) -> dict[str, Any]:
+    within = [p for p in points if p["right_blocked"] <= BLOCK_BUDGET + 1e-9] or points
+    return max(within, key=lambda p: (p["denied_blocked"], -p["right_blocked"], p["floor"]))
+
+
 # A wrong veto can take the right answer away, a missed one leaves the verifier to decide: the
 # rule may make one wrong veto per ~16 taught facts, no more.
 WRONG_BUDGET = 0.06
@@ -86,17 +115,24 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     rows = judged(parts, train, limit)
     points = grid(rows, support)
     best = choose(points)
+    blocks = block_grid(rows)
     result = {
         "command": command,
         "model": parts.config.model.spec,
         "questions": min(limit, HELD_OUT),
         "support_floor": support,
         "grid": points,
-        "rows": [{"denied": d, "contradiction": c, "entailment": e} for d, c, e in rows],
+        "rows": [
+            {"denied": d, "right": r, "contradiction": c, "entailment": e} for d, r, c, e in rows
+        ],
         "best": best,
+        "block_grid": blocks,
+        "best_block": choose_block(blocks),
         "configured": {
             "veto_floor": parts.config.teachme.veto_floor,
             "veto_margin": parts.config.teachme.veto_margin,
+            "block_floor": parts.config.teachme.block_floor,
+            "block_margin": parts.config.teachme.block_margin,
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -109,7 +145,11 @@ def _markdown(result: dict[str, Any]) -> str:
         [p["floor"], p["margin"], f"{p['denied_ruled_out']:.1%}", f"{p['wrong_per_fact']:.3f}"]
         for p in result["grid"]
     ]
-    best = result["best"]
+    best, block = result["best"], result["best_block"]
+    blocks = [
+        [p["floor"], p["margin"], f"{p['denied_blocked']:.1%}", f"{p['right_blocked']:.1%}"]
+        for p in result["block_grid"]
+    ]
     return f"""## TeachMe: which choices may a taught fact rule out? ({result["model"]})
 
 {result["questions"]} OpenBookQA train questions neither adapter trained on. Taught the
@@ -122,4 +162,12 @@ that choice is below {result["support_floor"]}. Best (most denied choices ruled 
 configured: {result["configured"]}. Wall time {result["seconds"]} s.
 
 {table(["floor", "margin", "denied choice ruled out", "wrong vetoes per fact"], rows)}
+
+A fact is also never the premise of the choice the judge finds it shows false, whatever the
+verifier says (the verifier reads "X does not Y" as support for "X Ys"). Best (most denied
+choices blocked with the right choice's own core fact blocked for at most {BLOCK_BUDGET:.0%} of
+questions): floor {block["floor"]}, margin {block["margin"]} ({block["denied_blocked"]:.1%}
+blocked, right blocked {block["right_blocked"]:.1%}).
+
+{table(["floor", "margin", "denied choice blocked", "right choice blocked"], blocks)}
 """

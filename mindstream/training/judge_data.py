@@ -6,7 +6,8 @@
   or language, or a different topic does not. Town observations: an object's or a person's new
   state replaces the old one; another object's or person's does not.
 - Contradictions (`contradicts`): OpenBookQA train facts against the right choice's hypothesis
-  (supported, so no) and negated (yes), a negated fact against the hypothesis (yes), an
+  (supported, so no) and negated (yes), a negated fact against the hypothesis (yes), a fact
+  joined to one wrong choice's denial against that choice (yes) and the others (no), an
   unrelated fact (no); EntailmentBank train proof steps against their conclusion (no) and its
   negation (yes).
 
@@ -214,20 +215,29 @@ def contradiction_examples(
 def _openbookqa_contradictions(
     questions: Sequence[Question], facts: Sequence[str], rng: random.Random
 ) -> Iterator[Labelled]:
-    """Per question, one ranked group (exactly one claim shown false) of one of two kinds:
-    the negated fact against every choice's claim (it denies only the right one), or the fact
-    against every choice's negated claim (it shows only the right one's negation false). A
-    negation alone must not read as a contradiction. Then one supported or unrelated pair."""
+    """Per question, one ranked group (exactly one claim shown false) of one of three kinds:
+    the negated fact against every choice's claim (it denies only the right one); the fact
+    against every choice's negated claim (it shows only the right one's negation false); or
+    the fact joined to the denial of one wrong choice ("Sound travels fastest through solids.
+    Sound does not travel fastest through empty space.") against every claim: it denies that
+    choice and still supports the right one. A negation alone must not read as a
+    contradiction, nor a fact that also says what it supports. Then one supported or
+    unrelated pair."""
     for number, q in enumerate(questions, start=1):
         claims = [rule_hypothesis(q.stem, c) for c in q.choices]
         right = claims[q.answer_index]
-        if rng.random() < 0.5:
+        denied, fact, source = q.answer_index, q.fact, "openbookqa negated claim"
+        kind = rng.random()
+        if kind < 0.4:
             fact, source = negate(q.fact), "openbookqa negated fact"
-        else:
-            fact, source = q.fact, "openbookqa negated claim"
+        elif kind < 0.7 or len(claims) < 2:
             claims = [negate(c) for c in claims]
+        else:
+            denied = rng.choice([i for i in range(len(claims)) if i != q.answer_index])
+            fact = f"{q.fact.strip().rstrip('.')}. {negate(claims[denied])}"
+            source = "openbookqa fact and a denied choice"
         for i, claim in enumerate(claims):
-            label = i == q.answer_index
+            label = i == denied
             yield _contradiction(
                 fact, claim, label, source + ("" if label else ", other choice"), number
             )

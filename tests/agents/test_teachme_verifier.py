@@ -114,12 +114,32 @@ def test_a_taught_negation_rules_its_choice_out_and_names_the_fact() -> None:
 
 
 def test_a_fact_never_rules_out_a_choice_it_supports() -> None:
-    """The judge finds the fact contradicts the paperclip most (wrongly); the verifier finds
-    it entails the paperclip (it names steel), so nothing is ruled out."""
+    """The judge finds the fact contradicts the paperclip most (wrongly, and not surely enough
+    to block it as a premise); the verifier finds it entails the paperclip (it names steel),
+    so nothing is ruled out."""
     fact = "A magnet attracts steel paperclips and does not attract copper coins."
-    judge = FakeJudge(contradicts=lambda fact, claim: 0.9 if "steel" in claim else 0.3)
+    judge = FakeJudge(contradicts=lambda fact, claim: 0.25 if "steel" in claim else 0.1)
     answer = _reasoner([fact], SteelVerifier(), judge).answer(QUESTION, CHOICES)
     assert answer.ruled_out == []
+    assert answer.choice == "a steel paperclip"
+
+
+class NegationBlindVerifier(WordVerifier):
+    """Like the real verifier on negations: "X does not attract copper" entails "X attracts
+    copper" as much as "X attracts copper" does."""
+
+    def entailment_batch(self, requests: Sequence[tuple[Sequence[str], str]]) -> list[float]:
+        return [0.9 if "copper" in " ".join(p) and "copper" in h else 0.05 for p, h in requests]
+
+
+def test_a_fact_is_never_the_premise_of_a_choice_the_judge_finds_it_shows_false() -> None:
+    """The verifier supports copper from "does not attract copper", so the veto is held back;
+    the judge's contradiction still keeps the fact out of copper's proof."""
+    answer = _reasoner(["A magnet does not attract copper."], NegationBlindVerifier()).answer(
+        QUESTION, CHOICES
+    )
+    assert answer.ruled_out == []
+    assert not [p for p in answer.proofs if p.premises and p.choice_index == 0]
     assert answer.choice == "a steel paperclip"
 
 

@@ -227,3 +227,23 @@ def test_supersedes_and_restores_survive_reopening_the_store(tmp_path: Path) -> 
     again = _stream(store=ChromaStore.persistent(tmp_path / "db"))
     assert again.get(leeds).status is MemoryStatus.ACTIVE
     assert {m.record.id for m in again.retrieve("live", 5, owner="maya")} == {leeds, york}
+
+
+def doubtful(earlier: str, later: str) -> float:
+    """A near miss: the later statement probably, not surely, replaces a Leeds one."""
+    return 0.6 if "Leeds" in earlier and "York" in later else 0.1
+
+
+def test_a_near_miss_ranks_above_what_it_probably_replaced_and_supersedes_nothing() -> None:
+    stream = _stream(FakeJudge(replaces=doubtful), threshold=0.8, rank_above=0.5)
+    leeds = _add(stream, "I live in a small flat in Leeds, the flat in Leeds is lovely")
+    york = _add(stream, "Boxes in York", hours=240)
+    assert stream.get(leeds).status is MemoryStatus.ACTIVE
+    assert stream.get(york).metadata["change_against"] == leeds
+    found = [m.record.id for m in stream.retrieve("the flat in Leeds", 5, owner="maya")]
+    assert found == [york, leeds]
+    off = _stream(FakeJudge(replaces=doubtful), threshold=0.8, rank_above=None)
+    leeds = _add(off, "I live in a small flat in Leeds, the flat in Leeds is lovely")
+    york = _add(off, "Boxes in York", hours=240)
+    found = [m.record.id for m in off.retrieve("the flat in Leeds", 5, owner="maya")]
+    assert found == [leeds, york]

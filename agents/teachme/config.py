@@ -59,13 +59,13 @@ class TeachMeConfig(BaseModel):
     )
     # Premise blocks: chosen by the same eval on the same questions: the most denied choices
     # blocked with the right answer's proof blocked for at most 5% of core facts taught
-    # (46.7% blocked, 3.7% right blocked).
+    # (66.0% blocked, 2.0% right blocked).
     block_floor: float = Field(
-        0.3,
+        0.05,
         ge=0,
         le=1,
         description="a fact is never the premise of the choice the judge finds it shows false "
-        "most, when that P is at least this (whatever the verifier says) ...",
+        "most, when that P is at least this and the fact does not support it ...",
     )
     block_margin: float = Field(
         0.0, ge=0, le=1, description="... and at least this much above the next choice's"

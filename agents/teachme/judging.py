@@ -7,13 +7,12 @@ hypothesis. A relevant taught fact rules a choice out only when the relation jud
 the fact shows that choice's hypothesis false, clearly more than the others', and never a
 choice the fact supports (the verifier's entailment at least `support_floor`): "Sound travels
 fastest through steel and cannot travel through empty space" rules out "empty space", never
-"steel". Nor is a fact ever the premise of a choice the judge finds it shows false, even when
-the verifier reads it as support. The thresholds live in `TeachMeConfig`.
+"steel". Nor is a fact the premise of a choice the judge finds it shows false (at looser
+thresholds, with the same support guard). The thresholds live in `TeachMeConfig`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -116,15 +115,16 @@ def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[V
 
 
 def shown_false(judgement: FactJudgement, config: TeachMeConfig) -> int | None:
-    """The choice this fact must never be a premise of: the one the judge finds it shows false
-    (the veto rule at the block thresholds), whether or not the verifier finds it supports it.
-    The verifier reads "X does not Y" as support for "X Ys"; the judge does not."""
+    """The choice this fact must never be a premise of: the veto rule at the looser block
+    thresholds, so a negation the judge reads as denying Y does not prove Y on the verifier's
+    weak entailment ("A magnet does not attract copper" entailing "a copper coin" at 0.04 was
+    still the best proof). A choice the fact supports keeps it."""
     return ruled_out_by(
         judgement.contradiction,
         judgement.entailment,
         config.block_floor,
         config.block_margin,
-        support=math.inf,
+        config.support_floor,
     )
 
 

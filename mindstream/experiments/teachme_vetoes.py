@@ -69,19 +69,20 @@ def grid(rows: list[Row], support: float) -> list[dict[str, float]]:
     return out
 
 
-def block_grid(rows: list[Row]) -> list[dict[str, float]]:
-    """Premise blocks (the rule without the verifier's support guard): how often the denied
-    choice loses the negated fact as a premise, and how often the right choice loses the core
-    fact that supports it."""
+def block_grid(rows: list[Row], support: float) -> list[dict[str, float]]:
+    """Premise blocks (the same rule, looser thresholds): how often the denied choice loses the
+    negated fact as a premise, and how often the right choice loses the core fact that
+    supports it."""
     negated = [r for r in rows if r[0] is not None]
     core = [r for r in rows if r[0] is None]
     return [
         {
             "floor": floor,
             "margin": margin,
-            "denied_blocked": sum(r[0] in vetoed(r, floor, margin, 2.0) for r in negated)
+            "denied_blocked": sum(r[0] in vetoed(r, floor, margin, support) for r in negated)
             / len(negated),
-            "right_blocked": sum(r[1] in vetoed(r, floor, margin, 2.0) for r in core) / len(core),
+            "right_blocked": sum(r[1] in vetoed(r, floor, margin, support) for r in core)
+            / len(core),
         }
         for floor in FLOORS
         for margin in MARGINS
@@ -115,7 +116,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     rows = judged(parts, train, limit)
     points = grid(rows, support)
     best = choose(points)
-    blocks = block_grid(rows)
+    blocks = block_grid(rows, support)
     result = {
         "command": command,
         "model": parts.config.model.spec,
@@ -163,8 +164,8 @@ configured: {result["configured"]}. Wall time {result["seconds"]} s.
 
 {table(["floor", "margin", "denied choice ruled out", "wrong vetoes per fact"], rows)}
 
-A fact is also never the premise of the choice the judge finds it shows false, whatever the
-verifier says (the verifier reads "X does not Y" as support for "X Ys"). Best (most denied
+A fact is also never the premise of the choice it would rule out at looser thresholds (a
+negation must not prove what it denies on the verifier's weak entailment). Best (most denied
 choices blocked with the right choice's own core fact blocked for at most {BLOCK_BUDGET:.0%} of
 questions): floor {block["floor"]}, margin {block["margin"]} ({block["denied_blocked"]:.1%}
 blocked, right blocked {block["right_blocked"]:.1%}).

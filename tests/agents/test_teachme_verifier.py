@@ -87,11 +87,14 @@ def denies(fact: str, claim: str) -> float:
 
 
 def _reasoner(
-    facts: list[str], verifier: WordVerifier | None = None, judge: FakeJudge | None = None
+    facts: list[str],
+    verifier: WordVerifier | None = None,
+    judge: FakeJudge | None = None,
+    gate_entailment: float = 0.5,
 ) -> TeachableReasoner:
     stream = MemoryStream(InMemoryStore(), SameEmbeddings())
     stream.add_many([new_memory(text=f, owner="user", kind="fact", importance=8.0) for f in facts])
-    config = TeachMeConfig(retrieve_k=5, gate_similarity=0.5, gate_entailment=0.5)
+    config = TeachMeConfig(retrieve_k=5, gate_similarity=0.5, gate_entailment=gate_entailment)
     return TeachableReasoner(
         stream,
         PrefersCopper(),
@@ -124,20 +127,21 @@ def test_a_fact_never_rules_out_a_choice_it_supports() -> None:
     assert answer.choice == "a steel paperclip"
 
 
-class NegationBlindVerifier(WordVerifier):
-    """Like the real verifier on negations: "X does not attract copper" entails "X attracts
-    copper" as much as "X attracts copper" does."""
+class WeakVerifier(WordVerifier):
+    """Like the real verifier on a negation: "does not attract copper" entails "a copper coin"
+    weakly (0.3, below the support floor), yet more than the paperclip."""
 
     def entailment_batch(self, requests: Sequence[tuple[Sequence[str], str]]) -> list[float]:
-        return [0.9 if "copper" in " ".join(p) and "copper" in h else 0.05 for p, h in requests]
+        return [0.3 if "copper" in h else 0.05 for _, h in requests]
 
 
 def test_a_fact_is_never_the_premise_of_a_choice_the_judge_finds_it_shows_false() -> None:
-    """The verifier supports copper from "does not attract copper", so the veto is held back;
-    the judge's contradiction still keeps the fact out of copper's proof."""
-    answer = _reasoner(["A magnet does not attract copper."], NegationBlindVerifier()).answer(
-        QUESTION, CHOICES
-    )
+    """The judge leans to copper by too little for a veto (0.30 against 0.25), enough for the
+    looser block: the negation no longer proves copper, and the paperclip's proof wins (no
+    entailment floor, as configured by default)."""
+    judge = FakeJudge(contradicts=lambda fact, claim: 0.3 if "copper" in claim else 0.25)
+    reasoner = _reasoner(["A magnet does not attract copper."], WeakVerifier(), judge, 0.0)
+    answer = reasoner.answer(QUESTION, CHOICES)
     assert answer.ruled_out == []
     assert not [p for p in answer.proofs if p.premises and p.choice_index == 0]
     assert answer.choice == "a steel paperclip"

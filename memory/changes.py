@@ -200,10 +200,10 @@ def _note_closest(stream: MemoryStream, decisions: list[ChangeDecision]) -> None
 
 
 def newer_first(results: list[ScoredMemory], at_least: float) -> list[ScoredMemory]:
-    """A near miss is a doubt, not a decision: a memory whose closest call (`change_p` against
-    `change_against`) reached `at_least` but not the threshold leaves the older one active,
-    and is moved right above it when both are among `results` and it ranked below. Nothing
-    enters or leaves the results."""
+    """A near miss is a doubt, not a decision: below the threshold the older memory stays
+    active, but a memory whose closest call (`change_p` against `change_against`) reached
+    `at_least` is moved right above that memory when both are among `results` and it ranked
+    below. Nothing enters or leaves the results."""
     out = list(results)
     for newer in results:
         p = newer.record.metadata.get("change_p")

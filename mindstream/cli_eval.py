@@ -226,9 +226,9 @@ def teachme_vetoes(
     out: OutOption = None,
     docs: DocsOption = False,
 ) -> None:
-    """Where TeachMe's veto thresholds come from: on train questions neither adapter saw, how
-    often a taught negated fact rules out the choice it denies, and how often another one, for
-    each floor and margin of the rule."""
+    """Where TeachMe's veto and premise-block thresholds come from: on train questions neither
+    adapter saw, how often a taught negated fact rules out (or is kept from proving) the choice
+    it denies, and how often another one, for each floor and margin of the rule."""
     from mindstream.experiments.teachme_vetoes import run
 
     command = f"mindstream eval teachme-vetoes --train {train} --limit {limit}"
@@ -237,6 +237,11 @@ def teachme_vetoes(
     console.print(
         f"best: floor {best['floor']}, margin {best['margin']}: "
         f"{best['denied_ruled_out']:.1%} ruled out, {best['wrong_per_fact']:.3f} wrong per fact"
+    )
+    block = result["best_block"]
+    console.print(
+        f"premise blocks: floor {block['floor']}, margin {block['margin']}: "
+        f"{block['denied_blocked']:.1%} blocked, right blocked {block['right_blocked']:.1%}"
     )
 
 

@@ -4,8 +4,11 @@ On OpenBookQA train questions that neither the verifier nor the judge trained on
 500), a taught negated core fact should rule out the one choice it denies and nothing else,
 and the core fact itself (which supports the right choice) should rule out nothing. For each
 (floor, margin) of the rule in `agents/teachme/judging.vetoes` this measures the share of
-denied choices ruled out and the wrong vetoes per fact; the configured thresholds are the grid
-point with the most of the first minus the second. Contrast pairs are never used to choose.
+denied choices ruled out and the wrong vetoes per fact; the configured thresholds rule out the
+most within `WRONG_BUDGET`. The same rule at looser thresholds keeps a fact from proving the
+choice it denies (`shown_false`): its grid counts denied choices blocked and right choices
+blocked from their own core fact, chosen within `BLOCK_BUDGET`. Contrast pairs are never used
+to choose.
 """
 
 from __future__ import annotations

@@ -165,6 +165,7 @@ class TeachableReasoner:
         vetoed = vetoes(judgements, self.config)
         ruled_out = {v.choice_index for v in vetoed}
         direct = self._score(question, options, hypotheses, [([], None)])
+        denied = {j.fact.id: shown_false(j, self.config) for j in judgements}
         proofs = [
             Proof(
                 choice_index=i,
@@ -177,7 +178,7 @@ class TeachableReasoner:
             for j in judgements
             if j.used or j.fact.id == force
             for i, p in enumerate(j.entailment)
-            if i != shown_false(j, self.config)
+            if i != denied[j.fact.id]
         ]
         kept = self._allowed([*proofs, *direct])  # one read of what was taught and blocked
         proofs = [p for p in kept if p.premises]

@@ -94,23 +94,26 @@ def block_grid(rows: list[Row], support: float) -> list[dict[str, float]]:
 
 # A blocked right proof loses what the user taught: at most one core fact in twenty.
 BLOCK_BUDGET = 0.05
-
-
-def choose_block(points: list[dict[str, Any]]) -> dict[str, Any]:
-    within = [p for p in points if p["right_blocked"] <= BLOCK_BUDGET + 1e-9] or points
-    return max(within, key=lambda p: (p["denied_blocked"], -p["right_blocked"], p["floor"]))
-
-
 # A wrong veto can take the right answer away, a missed one leaves the verifier to decide: the
 # rule may make one wrong veto per ~16 taught facts, no more.
 WRONG_BUDGET = 0.06
 
 
+def best_within(
+    points: list[dict[str, Any]], gain: str, cost: str, budget: float
+) -> dict[str, Any]:
+    """The grid point with the most `gain` whose `cost` stays within `budget` (ties: less
+    cost, then the higher floor); every point when none does."""
+    within = [p for p in points if p[cost] <= budget + 1e-9] or points
+    return max(within, key=lambda p: (p[gain], -p[cost], p["floor"]))
+
+
 def choose(points: list[dict[str, Any]]) -> dict[str, Any]:
-    """The most denied choices ruled out within the wrong-veto budget (ties: fewer wrong, then
-    the higher floor)."""
-    within = [p for p in points if p["wrong_per_fact"] <= WRONG_BUDGET + 1e-9] or points
-    return max(within, key=lambda p: (p["denied_ruled_out"], -p["wrong_per_fact"], p["floor"]))
+    return best_within(points, "denied_ruled_out", "wrong_per_fact", WRONG_BUDGET)
+
+
+def choose_block(points: list[dict[str, Any]]) -> dict[str, Any]:
+    return best_within(points, "denied_blocked", "right_blocked", BLOCK_BUDGET)
 
 
 def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[str, Any]:

@@ -240,9 +240,11 @@ class Parts:
             config=policy,
             judge=self.judge_for(policy),
         )
-        reflector = self.reflector(stream)
         return Assistant(
-            stream, self.chat_for("assistant"), self.config.assistant, reflector.reflect
+            stream,
+            self.chat_for("assistant"),
+            self.config.assistant,
+            lambda serialised: self.reflector(serialised).reflect,
         )
 
     def minds(self, *, batched: bool = True) -> Minds:

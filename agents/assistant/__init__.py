@@ -5,7 +5,13 @@ from typing import TYPE_CHECKING
 from lm.lazy import attach
 
 if TYPE_CHECKING:
-    from agents.assistant.assistant import Assistant, Correction, Reply, UsedMemory
+    from agents.assistant.assistant import (
+        Assistant,
+        Correction,
+        ReflectionBusy,
+        Reply,
+        UsedMemory,
+    )
     from agents.assistant.config import AssistantConfig, long_horizon
     from agents.assistant.prompting import answer_prompt
 
@@ -15,6 +21,7 @@ __getattr__, __dir__ = attach(
         "agents.assistant.assistant": (
             "Assistant",
             "Correction",
+            "ReflectionBusy",
             "Reply",
             "UsedMemory",
         ),
@@ -30,6 +37,7 @@ __all__ = [
     "Assistant",
     "AssistantConfig",
     "Correction",
+    "ReflectionBusy",
     "Reply",
     "UsedMemory",
     "answer_prompt",

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from agents.assistant.config import AssistantConfig
 from agents.assistant.prompting import answer_prompt
+from agents.assistant.serialised import Serialised
 from lm import complete_batch
 from memory import (
     MemoryKind,
@@ -80,6 +81,10 @@ class Reply(BaseModel):
     answer_id: str
 
 
+class ReflectionBusy(RuntimeError):
+    """This user's reflection is still running; a second one would repeat its insights."""
+
+
 class Correction(BaseModel):
     """A person's correction, as in TeachMe: the memory is wrong (forgotten, noted), has a
     newer truth ("actually ..."; superseded with provenance), or should be forgotten."""
@@ -92,8 +97,10 @@ class Correction(BaseModel):
 class Assistant:
     """chat, remember, correct, search, export and delete, per user, on one stream.
 
-    The stream is not thread-safe: calls are serialised by a lock, except the model's
-    generation, so one user's slow answer does not hold up another's search.
+    The stream is not thread-safe: calls are serialised by a lock, never held across the
+    model's generation, so one user's slow answer or reflection does not hold up another's
+    search. `reflector` builds the reflection on a stream whose every call takes that lock
+    (it is given that view, not the stream itself).
     """
 
     def __init__(
@@ -101,13 +108,15 @@ class Assistant:
         stream: MemoryStream,
         model: BaseChatModel,
         config: AssistantConfig | None = None,
-        reflect: Callable[[str], Any] | None = None,
+        reflector: Callable[[MemoryStream], Callable[[str], Any]] | None = None,
     ) -> None:
         self.stream = stream
         self.model = model
         self.config = config or AssistantConfig()
-        self._reflect = reflect
         self.lock = threading.RLock()
+        serialised: Any = Serialised(stream, self.lock)
+        self._reflect = reflector(serialised) if reflector else None
+        self._reflecting: dict[str, threading.Lock] = {}
 
     # ---- talking -------------------------------------------------------------------------
     def chat(self, user: str, message: str) -> Reply:
@@ -251,10 +260,18 @@ class Assistant:
 
     # ---- reflection, export, deletion ----------------------------------------------------
     def reflect(self, user: str) -> Any:
+        """Reflect on the user's memories without holding the lock across the model; one
+        reflection per user at a time (a second raises `ReflectionBusy`)."""
         if self._reflect is None:
             raise ValueError("this assistant has no reflector")
         with self.lock:
+            gate = self._reflecting.setdefault(user, threading.Lock())
+        if not gate.acquire(blocking=False):
+            raise ReflectionBusy(f"a reflection for {user!r} is already running")
+        try:
             return self._reflect(user)
+        finally:
+            gate.release()
 
     def reflections(self, user: str) -> list[dict[str, Any]]:
         with self.lock:

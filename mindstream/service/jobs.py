@@ -27,7 +27,13 @@ def reflect_user(store: str, owner: str, settings: str) -> None:
     if assistant is None:
         log.warning("reflection for %s skipped: no service running in this process", owner)
         return
-    result = assistant.reflect(owner)
+    from agents.assistant import ReflectionBusy
+
+    try:
+        result = assistant.reflect(owner)
+    except ReflectionBusy:
+        log.warning("reflection for %s skipped: the last one is still running", owner)
+        return
     log.warning("reflection for %s: %d insights", owner, len(getattr(result, "insights", [])))
 
 

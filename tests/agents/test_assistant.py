@@ -3,9 +3,11 @@ see each other's memories, corrections supersede with provenance, export and del
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
-from agents.assistant import Assistant, AssistantConfig, Correction
+from agents.assistant import Assistant, AssistantConfig, Correction, ReflectionBusy
 from agents.assistant.config import long_horizon
 from agents.assistant.prompting import answer_prompt
 from lm.fakes import FakeJudge, HashEmbeddings, ScriptedChatModel
@@ -32,7 +34,9 @@ def assistant() -> Assistant:
         config=config.stream,
     )
     model = ScriptedChatModel(rules={"Where": "You live in Lisbon."}, default="Noted.")
-    return Assistant(stream, model, config, reflect=lambda user: f"reflected {user}")
+    return Assistant(
+        stream, model, config, reflector=lambda stream: lambda user: f"reflected {user}"
+    )
 
 
 def test_an_answer_uses_and_cites_the_users_memories(assistant: Assistant) -> None:
@@ -186,3 +190,40 @@ def test_superseding_a_forgotten_memory_is_refused_and_a_chain_keeps_one_active(
         assistant.supersede("maya", third.id, "My number is 0444")
     with pytest.raises(MemoryNotFoundError):
         assistant.restore("leo", first.id)
+
+
+def test_a_reflection_thinking_holds_up_no_other_user_and_runs_once_per_user() -> None:
+    """The reflector stops mid-way as a model call would; others search and write meanwhile,
+    and the reflector's own stream calls still take the lock (it reads through the view)."""
+    config = AssistantConfig()
+    stream = MemoryStream(
+        InMemoryStore(), HashEmbeddings(), clock=ManualClock(), config=config.stream
+    )
+    thinking, go_on = threading.Event(), threading.Event()
+
+    def reflector(view: MemoryStream):  # type: ignore[no-untyped-def]
+        def reflect(user: str) -> int:
+            seen = view.count(user)
+            thinking.set()
+            assert go_on.wait(10), "never released"
+            view.add("an insight", owner=user, kind=MemoryKind.REFLECTION, importance=5)
+            return seen
+
+        return reflect
+
+    assistant = Assistant(stream, ScriptedChatModel(default="ok"), config, reflector=reflector)
+    assistant.remember("maya", "I like tea", importance=3)
+    result: list[int] = []
+    worker = threading.Thread(target=lambda: result.append(assistant.reflect("maya")))
+    worker.start()
+    assert thinking.wait(10)
+    with pytest.raises(ReflectionBusy):
+        assistant.reflect("maya")
+    leo = assistant.remember(
+        "leo", "I live in Porto", importance=3
+    )  # would wait forever on a held lock
+    assert [m.record.id for m in assistant.search("leo", "Porto")] == [leo.id]
+    go_on.set()
+    worker.join(10)
+    assert result == [1]
+    assert [r.text for r in assistant.memories("maya", kind="reflection")] == ["an insight"]

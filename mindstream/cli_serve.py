@@ -42,13 +42,22 @@ def serve(
     runs: Annotated[
         Path | None, typer.Option(help="Folder of run folders the town pages open (service.runs).")
     ] = None,
+    public: Annotated[
+        bool,
+        typer.Option(
+            "--public",
+            help="Allow a service.host beyond loopback (plain HTTP: put TLS in front of it).",
+        ),
+    ] = False,
 ) -> None:
-    """Serve the personal assistant over REST (OpenAPI at /docs) on 127.0.0.1, many users, one
-    store; the single writer of that store. Web pages: / (runs), /runs/<run> (town replay and
-    minds), /teach (TeachMe), /chat (the assistant). Ctrl-C stops it."""
+    """Serve the personal assistant over REST (OpenAPI at /docs) on 127.0.0.1 (service.host;
+    another address needs --public), many users, one store; the single writer of that store.
+    Web pages: / (runs), /runs/<run> (town replay and minds), /teach (TeachMe), /chat (the
+    assistant). The data folder is kept private (files 0600). Ctrl-C stops it."""
     import uvicorn
 
     from lm.server import free_port
+    from mindstream.service.address import check_address
     from mindstream.service.app import Service, create_app
 
     changes = {k: v for k, v in {"data": data, "port": port, "runs": runs}.items() if v is not None}
@@ -57,6 +66,9 @@ def serve(
     )
     if config.port == 0:
         config = config.model_copy(update={"port": free_port()})
+    warning = check_address(config.host, config.port, public)
+    if warning:
+        console.print(warning, style="yellow", highlight=False, soft_wrap=True)
     service = Service(parts, config)
     where = f"http://{config.host}:{config.port}"
     console.print(

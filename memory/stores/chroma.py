@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -121,10 +122,15 @@ class ChromaStore:
     """A chroma collection holding text, flat metadata and embeddings of every memory."""
 
     def __init__(
-        self, client: Any, collection: str = COLLECTION, lock: FolderLock | None = None
+        self,
+        client: Any,
+        collection: str = COLLECTION,
+        lock: FolderLock | None = None,
+        folder: Path | None = None,
     ) -> None:
         self._client = client
         self._lock = lock
+        self._folder = folder
         self._collection = client.get_or_create_collection(
             collection,
             embedding_function=_refusing_embedder(),
@@ -146,7 +152,7 @@ class ChromaStore:
             chromadb = _chroma()
             settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False)
             client = chromadb.PersistentClient(path=str(folder), settings=settings)
-            return cls(client, collection, lock)
+            return cls(client, collection, lock, folder)
         except BaseException:
             lock.release()
             raise
@@ -208,8 +214,14 @@ class ChromaStore:
         return list(result["ids"][0])
 
     def delete(self, ids: Sequence[str]) -> None:
-        if ids:
-            self._collection.delete(ids=list(ids))
+        """Remove for good. Chroma keeps every write in its log table until it compacts; on a
+        store on disk the deleted memories' text, metadata and vectors are blanked there too
+        and the file vacuumed, so no page of it still holds their words."""
+        if not ids:
+            return
+        self._collection.delete(ids=list(ids))
+        if self._folder is not None:
+            scrub_log(self._folder / "chroma.sqlite3", ids)
 
     def count(self) -> int:
         return int(self._collection.count())
@@ -223,3 +235,21 @@ class ChromaStore:
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+
+def scrub_log(database: Path, ids: Sequence[str], chunk: int = 500) -> None:
+    """Blank the log rows of deleted ids (each row keeps its operation, so a replay still adds
+    and then deletes them) and VACUUM the file."""
+    with sqlite3.connect(database, timeout=60) as db:
+        for start in range(0, len(ids), chunk):
+            part = list(ids[start : start + chunk])
+            marks = ",".join("?" * len(part))
+            db.execute(
+                "UPDATE embeddings_queue SET metadata = NULL, vector = zeroblob(length(vector))"
+                f" WHERE id IN ({marks})",
+                part,
+            )
+    db.close()
+    with sqlite3.connect(database, timeout=60, isolation_level=None) as db:
+        db.execute("VACUUM")
+    db.close()

@@ -21,6 +21,7 @@ from agents.assistant import Correction, ReflectionBusy, Reply
 from lm import ServedModelError
 from memory import InvalidMemoryError, MemoryNotFoundError, MemoryStateError
 from mindstream.service import jobs
+from mindstream.service.address import keep_private
 from mindstream.service.config import ServiceConfig
 from mindstream.service.limits import BodyLimit, RateLimiter
 from mindstream.service.pages import mount_pages
@@ -47,7 +48,7 @@ class Service:
     """What the app serves: the assistant on the data folder's store, users, limits, jobs."""
 
     def __init__(self, parts: "Parts", config: ServiceConfig) -> None:
-        config.data.mkdir(parents=True, exist_ok=True)
+        keep_private(config.data)
         self.config = config
         self.assistant = parts.assistant(config.data / "memory")
         self.users = Users(config.data)

@@ -171,6 +171,10 @@ def test_deleting_a_user_leaves_nothing_behind(tmp_path: Path) -> None:
     jobs_after = _stored_jobs(tmp_path / "data" / "jobs.sqlite")
     assert any("gina" in j for j in jobs_before) and not any("gina" in j for j in jobs_after)
     assert any("hank" in j for j in jobs_after)
+    files = [p for p in (tmp_path / "data").rglob("*") if p.is_file()]
+    holding = [str(p.relative_to(tmp_path)) for p in files if b"Gina's" in p.read_bytes()]
+    assert not holding  # chroma's log and free pages included
+    assert any(b"Hank's memory" in p.read_bytes() for p in files)  # the search can find words
 
 
 def _stored_jobs(path: Path) -> list[str]:

@@ -1,14 +1,21 @@
-"""The service as people deploy it (issue 31), for real: a reflection thinking for one user
-holds up no other user."""
+"""The service as people deploy it, for real: a reflection thinking for one user holds up no
+other user; the data folder is private; a public address needs a flag; a failed start leaves
+nothing behind."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 
+from lm.server import free_port
 from tests.service.conftest import ServiceProcess
 
 pytestmark = pytest.mark.real_model
@@ -60,3 +67,37 @@ def test_a_reflection_thinking_holds_up_no_other_user(service: ServiceProcess) -
     assert [f["memory"]["id"] for f in found] == [bees]
     worker.join(600)
     assert finished == [200]
+
+
+def test_the_data_folder_is_private(service: ServiceProcess) -> None:
+    _add(service.user("max"), "Max's passport number is in the drawer.")
+    loose = [
+        f"{path.relative_to(service.data)} {oct(path.stat().st_mode & 0o777)}"
+        for path in [service.data, *service.data.rglob("*")]
+        if path.stat().st_mode & 0o077
+    ]
+    assert not loose
+
+
+def _serve(data: Path, port: int, **env: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "mindstream", "serve", "--data", str(data)]
+    return subprocess.run(
+        [*command, "--port", str(port)],
+        env={**os.environ, "MINDSTREAM_THREADS": "1", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_public_address_needs_a_flag_and_a_busy_port_leaves_nothing(tmp_path: Path) -> None:
+    public = _serve(tmp_path / "a", free_port(), MINDSTREAM_SERVICE__HOST="0.0.0.0")
+    assert public.returncode != 0
+    assert "--public" in public.stderr + public.stdout and "Traceback" not in public.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = _serve(tmp_path / "b", taken.getsockname()[1])
+    assert busy.returncode != 0 and "cannot listen on 127.0.0.1" in busy.stdout + busy.stderr
+    assert "serving" not in busy.stdout and "Traceback" not in busy.stderr
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

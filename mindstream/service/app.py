@@ -9,6 +9,7 @@ of its store. Errors are JSON `{"error": {"code", "message"}}`; no traceback rea
 """
 
 import logging
+import math
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agents.assistant import Correction, ReflectionBusy, Reply
 from lm import ServedModelError
@@ -92,7 +94,7 @@ def create_app(service: Service) -> Any:
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    mount_pages(app, service.runs, service.teach)
+    mount_pages(app, service.runs, service.teach, _user_dependency(service))
     return BodyLimit(app, service.config.max_body_bytes)
 
 
@@ -111,7 +113,9 @@ def _key(authorization: str | None) -> str:
     return key.strip()
 
 
-def _user_routes(service: Service) -> APIRouter:
+def _user_dependency(service: Service) -> Callable[..., str]:
+    """The user whose API key the request carries (401 without one), within their rate."""
+
     def user(authorization: Annotated[str | None, Header()] = None) -> str:
         key = _key(authorization)
         name = service.users.who(key)
@@ -120,7 +124,11 @@ def _user_routes(service: Service) -> APIRouter:
         _limit(service, key)
         return name
 
-    User = Annotated[str, Depends(user)]
+    return user
+
+
+def _user_routes(service: Service) -> APIRouter:
+    User = Annotated[str, Depends(_user_dependency(service))]
     assistant = service.assistant
     router = APIRouter()
 
@@ -235,8 +243,9 @@ def _admin_routes(service: Service) -> APIRouter:
 
 
 def _delete_user(service: Service, name: str) -> dict[str, Any]:
-    """Memories (reflections included) from store and index, the key, the scheduled job."""
-    removed = service.assistant.delete_user(name)
+    """Memories (reflections and what they taught TeachMe included) from store and index, the
+    key, the scheduled job."""
+    removed = service.assistant.delete_user(name) + service.teach.forget_user(name)
     service.reflections.remove(name)
     service.users.remove(name)
     return {"user": name, "memories_removed": removed}
@@ -246,7 +255,9 @@ def _limit(service: Service, key: str) -> None:
     wait = service.limiter.wait_for(key)
     if wait:
         raise HTTPException(
-            429, f"rate limit: retry in {wait:.1f} s", headers={"Retry-After": f"{wait:.0f}"}
+            429,
+            f"rate limit: retry in {wait:.1f} s",
+            headers={"Retry-After": str(max(1, math.ceil(wait)))},
         )
 
 
@@ -267,8 +278,8 @@ def _errors(app: FastAPI) -> None:
 
         return handle
 
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+    @app.exception_handler(StarletteHTTPException)  # also the router's own 404 and 405
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
         return reply(error.status_code, str(error.detail), dict(error.headers or {}))
 
     @app.exception_handler(RequestValidationError)

@@ -9,9 +9,9 @@ import asyncio
 import html
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -33,12 +33,13 @@ def _page(name: str) -> FileResponse:
     return FileResponse(STATIC / name, media_type="text/html")
 
 
-def mount_pages(app: FastAPI, runs: RunViews, teach: TeachDesk | None) -> None:
-    """Static files, the run pages, and (in `mindstream serve`) the teach and chat pages."""
+def mount_pages(app: FastAPI, runs: RunViews, teach: TeachDesk | None, user: Any = None) -> None:
+    """Static files, the run pages, and (in `mindstream serve`) the teach and chat pages; the
+    teach API acts for the user whose key `user` (a FastAPI dependency) checks."""
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(_run_routes(runs))
     if teach is not None:
-        app.include_router(_teach_routes(teach))
+        app.include_router(_teach_routes(teach, user))
 
     @app.exception_handler(RunNotFound)
     async def missing(request: Request, error: Exception) -> JSONResponse:
@@ -103,8 +104,9 @@ async def _follow(runs: RunViews, run: str, after: int) -> AsyncIterator[str]:
         await asyncio.sleep(_POLL_SECONDS)
 
 
-def _teach_routes(teach: TeachDesk) -> APIRouter:
+def _teach_routes(teach: TeachDesk, user: Any) -> APIRouter:
     router = APIRouter()
+    User = Annotated[str, Depends(user)]
 
     @router.get("/teach", include_in_schema=False)
     def teach_page() -> FileResponse:
@@ -115,15 +117,15 @@ def _teach_routes(teach: TeachDesk) -> APIRouter:
         return _page("chat.html")
 
     @router.post("/api/teach/ask")
-    def ask(body: AskIn) -> AnswerOut:
-        return teach.ask(body)
+    def ask(body: AskIn, me: User) -> AnswerOut:
+        return teach.ask(me, body)
 
     @router.post("/api/teach/move")
-    def move(body: MoveIn) -> AnswerOut:
-        return teach.move(body)
+    def move(body: MoveIn, me: User) -> AnswerOut:
+        return teach.move(me, body)
 
     @router.get("/api/teach/taught")
-    def taught() -> list[MemoryOut]:
-        return teach.taught()
+    def taught(me: User) -> list[MemoryOut]:
+        return teach.taught(me)
 
     return router

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 from memory import MemoryRecord, ScoredMemory
 
@@ -14,24 +14,37 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def no_control(text: str) -> str:
+    """NUL and other C0 controls (tab and newlines aside) are refused, not stored."""
+    bad = next((c for c in text if ord(c) < 32 and c not in "\t\n\r"), None)
+    if bad is not None:
+        raise ValueError(f"control character U+{ord(bad):04X} is not allowed")
+    return text
+
+
+Words = Annotated[str, Field(min_length=1, max_length=4000), AfterValidator(no_control)]
+
+
 class ChatIn(Strict):
-    message: str = Field(min_length=1, max_length=4000)
+    message: Words
 
 
 class MemoryIn(Strict):
-    text: str = Field(min_length=1, max_length=4000)
+    text: Words
     kind: Literal["fact", "observation", "dialogue", "plan"] = "fact"
-    importance: float | None = Field(None, ge=1, le=10, description="omitted: rated by the model")
+    importance: StrictFloat | StrictInt | None = Field(
+        None, ge=1, le=10, description="omitted: rated by the model; a number (not true/false)"
+    )
 
 
 class SupersedeIn(Strict):
-    text: str = Field(min_length=1, max_length=4000)
+    text: Words
 
 
 class CorrectionIn(Strict):
     action: Literal["wrong", "actually", "forget"]
     memory_id: str = Field(min_length=1, max_length=64)
-    text: str | None = Field(None, max_length=4000)
+    text: Words | None = None
 
 
 class UserIn(Strict):

@@ -1,16 +1,17 @@
-"""The TeachMe page's backend: one teaching session per browser tab (an id the page makes),
-all teaching one reasoner whose corrections live in the service's `teachme` store."""
+"""The TeachMe page's backend: each user (API key) teaches their own reasoner, whose
+corrections live under their name in the service's `teachme` store; one teaching session per
+browser tab (an id the page makes)."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from mindstream.service.schemas import MemoryOut
+from mindstream.service.schemas import MemoryOut, no_control
 
 if TYPE_CHECKING:
     from agents.teachme import Answer, TeachMeSession
@@ -20,17 +21,24 @@ if TYPE_CHECKING:
 _SESSIONS = 64  # the oldest tab's session is dropped beyond this
 
 
+Line = Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(no_control)]
+
+
 class AskIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     session: str = Field(min_length=1, max_length=64)
-    question: str = Field(min_length=1, max_length=2000)
-    choices: list[str] = Field(default_factory=list, max_length=8)
+    question: Line
+    choices: list[Line] = Field(default_factory=list, max_length=8)
 
 
 class MoveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     session: str = Field(min_length=1, max_length=64)
     action: Literal["premise_false", "add_fact", "agree"]
     number: int | None = Field(None, ge=1, le=20)
-    text: str | None = Field(None, max_length=2000)
+    text: Line | None = None
 
 
 class PremiseOut(BaseModel):
@@ -83,17 +91,17 @@ class TeachDesk:
         self.parts = parts
         self.folder = folder
         self._stream: MemoryStream | None = None
-        self._sessions: OrderedDict[str, TeachMeSession] = OrderedDict()
+        self._sessions: OrderedDict[tuple[str, str], TeachMeSession] = OrderedDict()
         self._lock = threading.Lock()  # one model, one answer at a time
 
-    def ask(self, body: AskIn) -> AnswerOut:
+    def ask(self, user: str, body: AskIn) -> AnswerOut:
         with self._lock:
-            session = self._session(body.session)
+            session = self._session(user, body.session)
             return answer_out(session.ask(body.question, body.choices or None))
 
-    def move(self, body: MoveIn) -> AnswerOut:
+    def move(self, user: str, body: MoveIn) -> AnswerOut:
         with self._lock:
-            session = self._session(body.session)
+            session = self._session(user, body.session)
             if body.action == "premise_false":
                 if body.number is None:
                     raise ValueError("number: say which premise is false")
@@ -104,10 +112,10 @@ class TeachDesk:
                 return answer_out(session.add_fact(body.text or ""))
             return answer_out(session.agree())
 
-    def taught(self) -> list[MemoryOut]:
-        """Everything taught, newest first, superseded corrections included (their status
-        says so; metadata holds the action and the question: the provenance)."""
-        records = self.stream().records("teacher")
+    def taught(self, user: str) -> list[MemoryOut]:
+        """Everything this user taught, newest first, superseded corrections included (their
+        status says so; metadata holds the action and the question: the provenance)."""
+        records = self.stream().records(user)
         return [MemoryOut.of(r) for r in sorted(records, key=lambda r: r.created_at, reverse=True)]
 
     def stream(self) -> MemoryStream:
@@ -119,11 +127,23 @@ class TeachDesk:
         if self._stream is not None:
             self._stream.close()
 
-    def _session(self, key: str) -> TeachMeSession:
+    def forget_user(self, user: str) -> int:
+        """A deleted user's sessions and taught facts; how many facts."""
+        with self._lock:
+            for key in [k for k in self._sessions if k[0] == user]:
+                del self._sessions[key]
+            if self._stream is None and not (self.folder / "chroma.sqlite3").is_file():
+                return 0
+            stream = self.stream()
+            stream.flush()
+            return stream.drop_owner(user)
+
+    def _session(self, user: str, tab: str) -> TeachMeSession:
         from agents.teachme import TeachMeSession
 
+        key = (user, tab)
         if key not in self._sessions:
-            reasoner = self.parts.reasoner(self.stream(), user="teacher")
+            reasoner = self.parts.reasoner(self.stream(), user=user)
             self._sessions[key] = TeachMeSession(reasoner)
             while len(self._sessions) > _SESSIONS:
                 self._sessions.popitem(last=False)

@@ -72,7 +72,11 @@ def test_teach_a_false_premise_changes_the_answer_and_is_listed(
     site: ServiceProcess, page: tuple[Any, Any]
 ) -> None:
     tab, console = page
+    teacher = site.user("tess")
     tab.goto(f"{site.url}/teach")
+    tab.fill("#key", teacher.headers["Authorization"].removeprefix("Bearer "))
+    tab.click("button:text('Log in')")
+    tab.wait_for_selector("#question")
     tab.fill("#question", "What will a magnet pick up?")
     tab.fill("#choices", "a copper coin\na steel paperclip")
     tab.click("button:text('Ask')")

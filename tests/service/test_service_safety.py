@@ -101,3 +101,37 @@ def test_a_public_address_needs_a_flag_and_a_busy_port_leaves_nothing(tmp_path: 
     assert busy.returncode != 0 and "cannot listen on 127.0.0.1" in busy.stdout + busy.stderr
     assert "serving" not in busy.stdout and "Traceback" not in busy.stderr
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_teachme_needs_a_key_and_refuses_what_it_does_not_know(service: ServiceProcess) -> None:
+    anyone = service.client(None)
+    ask = {"session": "tab", "question": "What will a magnet pick up?", "choices": ["a", "b"]}
+    assert anyone.post("/api/teach/ask", json=ask).status_code == 401
+    assert (
+        anyone.post("/api/teach/move", json={"session": "t", "action": "agree"}).status_code == 401
+    )
+    assert anyone.get("/api/teach/taught").status_code == 401
+    nia = service.user("nia")
+    assert nia.get("/api/teach/taught").json() == []
+    refused = [
+        nia.post("/api/teach/ask", json={**ask, "admin": True}),
+        nia.post("/api/teach/ask", json={**ask, "question": "magnet\x00?"}),
+    ]
+    assert [r.status_code for r in refused] == [422, 422], [r.text for r in refused]
+
+
+def test_every_error_is_the_documented_json_and_bad_values_are_refused(
+    service: ServiceProcess,
+) -> None:
+    oto = service.user("oto")
+    unknown, wrong_method = oto.get("/v1/nothing-here"), oto.put("/v1/memories")
+    assert (unknown.status_code, wrong_method.status_code) == (404, 405)
+    assert unknown.json()["error"]["code"] == 404 and wrong_method.json()["error"]["code"] == 405
+    bad = [
+        oto.post("/v1/memories", json={"text": "x", "importance": True}),
+        oto.post("/v1/memories", json={"text": "null \x00 byte"}),
+        oto.post("/v1/chat", json={"message": "\x00"}),
+    ]
+    assert [r.status_code for r in bad] == [422] * 3, [r.text for r in bad]
+    assert all(r.json()["error"]["message"] for r in bad)
+    assert [m["text"] for m in oto.get("/v1/memories").json()] == []

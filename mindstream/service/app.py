@@ -12,11 +12,12 @@ import logging
 import math
 from collections.abc import Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agents.assistant import Correction, ReflectionBusy, Reply
@@ -27,6 +28,7 @@ from mindstream.service.address import keep_private
 from mindstream.service.config import ServiceConfig
 from mindstream.service.limits import BodyLimit, RateLimiter
 from mindstream.service.pages import mount_pages
+from mindstream.service.paging import MemoryPage, page
 from mindstream.service.runs import RunViews
 from mindstream.service.schemas import (
     ChatIn,
@@ -143,12 +145,21 @@ def _user_routes(service: Service) -> APIRouter:
     @router.get("/memories")
     def memories(
         me: User,
+        response: Response,
         kind: str | None = None,
         status: str | None = None,
+        since: Annotated[datetime | None, Query(description="created at or after")] = None,
+        until: Annotated[datetime | None, Query(description="created before")] = None,
+        order: Literal["newest", "oldest"] = "newest",
+        cursor: Annotated[str | None, Query(description="X-Next-Cursor of the last page")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-        offset: Annotated[int, Query(ge=0)] = 0,
     ) -> list[MemoryOut]:
-        found = assistant.memories(me, kind, status)[offset : offset + limit]
+        """Newest first; when there is more, the X-Next-Cursor header holds the next page's
+        cursor."""
+        ask = MemoryPage(since=since, until=until, order=order, cursor=cursor, limit=limit)
+        found, following = page(assistant.memories(me, kind, status), ask)
+        if following:
+            response.headers["X-Next-Cursor"] = following
         return [MemoryOut.of(r) for r in found]
 
     @router.get("/memories/{memory_id}")

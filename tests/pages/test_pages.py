@@ -173,3 +173,23 @@ def test_live_view_follows_a_run_as_it_is_written(
     shutil.copy(RUN / "summary.json", live / "summary.json")
     tab.wait_for_selector("#live:text('finished')")
     assert console.errors == []
+
+
+def test_chat_keeps_reversed_and_very_long_words_in_their_place(
+    site: ServiceProcess, page: tuple[Any, Any]
+) -> None:
+    tab, console = page
+    user = site.user("rae")
+    for text in ("I like \u202eyllaer tea", "a" * 4000, "My cat is called Pip."):
+        assert user.post("/v1/memories", json={"text": text, "importance": 3}).status_code == 200
+    tab.goto(f"{site.url}/chat")
+    tab.fill("#key", user.headers["Authorization"].removeprefix("Bearer "))
+    tab.click("button:text('Log in')")
+    tab.wait_for_selector("#memories .memory")
+    assert tab.locator("#memories .memory").first.inner_text().startswith("My cat")  # newest
+    reversed_row = tab.locator(".memory", has_text="yllaer")
+    correct = reversed_row.locator("button:text('correct')").bounding_box()
+    forget = reversed_row.locator("button:text('forget')").bounding_box()
+    assert forget["x"] > correct["x"]  # the override stayed in the text: buttons in order
+    assert tab.evaluate("document.documentElement.scrollWidth") <= 1360
+    assert console.errors == []

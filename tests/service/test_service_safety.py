@@ -135,3 +135,25 @@ def test_every_error_is_the_documented_json_and_bad_values_are_refused(
     assert [r.status_code for r in bad] == [422] * 3, [r.text for r in bad]
     assert all(r.json()["error"]["message"] for r in bad)
     assert [m["text"] for m in oto.get("/v1/memories").json()] == []
+
+
+def test_memories_list_newest_first_by_cursor_with_filters(service: ServiceProcess) -> None:
+    pia = service.user("pia")
+    ids = [_add(pia, f"Pia's note number {n}.", importance=3) for n in range(5)]
+    pages, cursor = [], None
+    while True:
+        params = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+        response = pia.get("/v1/memories", params=params)
+        pages.append([m["id"] for m in response.json()])
+        cursor = response.headers.get("X-Next-Cursor")
+        if cursor is None:
+            break
+        _add(pia, "A note written while paging.", importance=3)  # shifts no page
+    assert [len(p) for p in pages] == [2, 2, 1]
+    assert [i for p in pages for i in p] == ids[::-1]
+    first = pia.get(f"/v1/memories/{ids[2]}").json()["created_at"]
+    since = pia.get("/v1/memories", params={"since": first, "order": "oldest", "limit": 3})
+    assert [m["id"] for m in since.json()] == ids[2:]
+    assert pia.get("/v1/memories", params={"kind": "plan"}).json() == []
+    bad = pia.get("/v1/memories", params={"cursor": "not-a-cursor"})
+    assert bad.status_code == 422 and "cursor" in bad.json()["error"]["message"]

@@ -48,9 +48,10 @@ function replacedRow(m, byId) {
 }
 
 async function listReplaced() {
-  const gone = await call("/v1/memories?status=superseded&limit=1000");
-  const all = await call("/v1/memories?limit=1000");
-  const byId = new Map(all.map((m) => [m.id, m]));
+  const gone = await call("/v1/memories?status=superseded&limit=20");  // newest first
+  const ids = [...new Set(gone.map((m) => m.metadata.superseded_by).filter(Boolean))];
+  const by = await Promise.all(ids.map((id) => call(`/v1/memories/${id}`).catch(() => null)));
+  const byId = new Map(by.filter(Boolean).map((m) => [m.id, m]));
   gone.sort((a, b) => String(b.metadata.superseded_at || "").localeCompare(String(a.metadata.superseded_at || "")));
   $("replaced").replaceChildren(...gone.slice(0, 20).map((m) => replacedRow(m, byId)));
   $("replaced-title").hidden = gone.length === 0;
@@ -63,9 +64,8 @@ async function listMemories(query = "") {
       const found = await call(`/v1/search?q=${encodeURIComponent(query)}&k=10`);
       list.replaceChildren(...found.map((f) => memoryRow(f.memory, `score ${f.score.toFixed(2)} (rec ${f.recency.toFixed(2)}, imp ${f.importance.toFixed(2)}, rel ${f.relevance.toFixed(2)})`)));
     } else {
-      const found = await call("/v1/memories?status=active&limit=1000");
-      found.sort((a, b) => b.created_at.localeCompare(a.created_at));
-      list.replaceChildren(...found.slice(0, 30).map((m) => memoryRow(m)));
+      const found = await call("/v1/memories?status=active&limit=30");  // newest first
+      list.replaceChildren(...found.map((m) => memoryRow(m)));
     }
     await listReplaced();
   } catch (error) { fail(error); }

@@ -80,6 +80,7 @@ def create_app(service: Service) -> Any:
     async def lifespan(app: FastAPI) -> Any:
         jobs.attach(service.assistant)
         service.reflections.start()
+        service.reflections.sync(service.users.names())
         yield
         service.close()
 

@@ -55,6 +55,19 @@ class UserReflections:
             )
             self.scheduler.add(schedule)
 
+    def sync(self, users: list[str]) -> None:
+        """Every user's job at the configured interval (a changed one replaces the stored
+        trigger), none when reflection is off, and no job left for a user who is gone."""
+        for user in users:
+            if self.every_minutes is None:
+                self.remove(user)
+            else:
+                self.add(user)
+        for job in self.jobs():
+            owner = job.removeprefix("reflect:").rpartition("@")[0]
+            if job.startswith("reflect:") and owner not in users:
+                self.scheduler.remove(job)
+
     def remove(self, user: str) -> None:
         job = f"reflect:{user}@{self.store}"
         if job in self.scheduler.jobs():

@@ -5,7 +5,9 @@ nothing behind."""
 from __future__ import annotations
 
 import os
+import pickle
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -157,3 +159,21 @@ def test_memories_list_newest_first_by_cursor_with_filters(service: ServiceProce
     assert pia.get("/v1/memories", params={"kind": "plan"}).json() == []
     bad = pia.get("/v1/memories", params={"cursor": "not-a-cursor"})
     assert bad.status_code == 422 and "cursor" in bad.json()["error"]["message"]
+
+
+def _intervals(jobs: Path) -> dict[str, float]:
+    """Minutes between runs of each stored job (apscheduler's sqlite job store)."""
+    with sqlite3.connect(jobs) as db:
+        rows = db.execute("select id, job_state from apscheduler_jobs").fetchall()
+    return {i: pickle.loads(s)["trigger"].interval.total_seconds() / 60 for i, s in rows}
+
+
+def test_a_changed_reflection_interval_applies_to_existing_users(tmp_path: Path) -> None:
+    every = "MINDSTREAM_ASSISTANT__REFLECT_EVERY_MINUTES"
+    first = ServiceProcess(tmp_path / "data", **{every: "60"}).start()
+    first.user("uma")
+    first.stop()
+    assert list(_intervals(tmp_path / "data" / "jobs.sqlite").values()) == [60]
+    second = ServiceProcess(tmp_path / "data", **{every: "15"}).start()
+    second.stop()
+    assert list(_intervals(tmp_path / "data" / "jobs.sqlite").values()) == [15]

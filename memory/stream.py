@@ -382,6 +382,12 @@ class MemoryStream:
         self._owners.pop(owner, None)
         return len(ids)
 
+    def import_records(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """Exported records back as they were (ids, times, statuses): `memory.transfer`."""
+        from memory.transfer import import_records
+
+        return import_records(self, records)
+
     def forget_all(self, owner: str) -> int:
         return corrections.forget_all(self, owner)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -184,6 +184,28 @@ class Assistant:
     ) -> MemoryRecord:
         with self.lock:
             return self.stream.add(text, owner=user, kind=kind, importance=importance)
+
+    def remember_many(
+        self, user: str, items: Sequence[tuple[str, float | None, str]]
+    ) -> list[MemoryRecord]:
+        """Several memories (text, importance, kind) in one embedding and judge batch."""
+        with self.lock:
+            news = [
+                new_memory(text=text, owner=user, kind=kind, importance=importance)
+                for text, importance, kind in items
+            ]
+            return self.stream.add_many(news)
+
+    def import_export(self, user: str, exported: dict[str, Any]) -> list[MemoryRecord]:
+        """An export's memories back into this user's account (their ids must be free)."""
+        from memory.transfer import importable
+
+        memories = exported.get("memories")
+        if not isinstance(memories, list):
+            raise ValueError("memories: an export holds a list of memories")
+        records = [importable(m, user) for m in memories]
+        with self.lock:
+            return self.stream.import_records(records)
 
     def search(
         self, user: str, query: str, k: int = 10, history: bool = False

@@ -24,6 +24,7 @@ from agents.assistant import Correction, ReflectionBusy, Reply
 from lm import ServedModelError
 from memory import InvalidMemoryError, MemoryNotFoundError, MemoryStateError
 from mindstream.service import jobs
+from mindstream.service.account import account_routes
 from mindstream.service.address import keep_private
 from mindstream.service.config import ServiceConfig
 from mindstream.service.limits import BodyLimit, RateLimiter
@@ -91,6 +92,7 @@ def create_app(service: Service) -> Any:
     )
     _errors(app)
     app.include_router(_user_routes(service), prefix="/v1")
+    app.include_router(account_routes(service, _user_dependency(service)), prefix="/v1")
     app.include_router(_admin_routes(service), prefix="/admin")
 
     @app.get("/health")

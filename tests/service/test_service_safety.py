@@ -177,3 +177,50 @@ def test_a_changed_reflection_interval_applies_to_existing_users(tmp_path: Path)
     second = ServiceProcess(tmp_path / "data", **{every: "15"}).start()
     second.stop()
     assert list(_intervals(tmp_path / "data" / "jobs.sqlite").values()) == [15]
+
+
+def test_keys_rotate_and_revoke_and_a_user_may_have_several(service: ServiceProcess) -> None:
+    vic = service.user("vic")
+    second = vic.post("/v1/keys", json={"label": "laptop"})
+    assert second.status_code == 201 and second.json()["label"] == "laptop"
+    laptop = service.client(second.json()["key"])
+    assert laptop.get("/v1/stats").json()["user"] == "vic"
+    rotated = laptop.post("/v1/keys/rotate")
+    assert rotated.status_code == 201 and rotated.json()["label"] == "laptop"
+    assert laptop.get("/v1/stats").status_code == 401  # the rotated key stops working
+    fresh = service.client(rotated.json()["key"])
+    assert [k["label"] for k in fresh.get("/v1/keys").json()] == ["first", "laptop"]
+    first = next(k["id"] for k in fresh.get("/v1/keys").json() if k["label"] == "first")
+    assert [k["label"] for k in fresh.delete(f"/v1/keys/{first}").json()] == ["laptop"]
+    assert vic.get("/v1/stats").status_code == 401
+    last = fresh.delete(f"/v1/keys/{rotated.json()['id']}")
+    assert last.status_code == 409 and "last key" in last.json()["error"]["message"]
+    assert "key" not in fresh.get("/v1/keys").json()[0]  # keys are never shown again
+
+
+def test_batch_add_forget_delete_all_and_an_export_imports_back_equal(
+    service: ServiceProcess,
+) -> None:
+    wes = service.user("wes")
+    added = wes.post(
+        "/v1/memories/batch",
+        json={"memories": [{"text": f"Wes fact {n}.", "importance": 4} for n in range(4)]},
+    )
+    assert added.status_code == 200, added.text
+    ids = [m["id"] for m in added.json()]
+    moved = wes.post(f"/v1/memories/{ids[0]}/supersede", json={"text": "Wes fact zero, now."})
+    assert moved.status_code == 200
+    unknown = wes.post("/v1/memories/forget", json={"ids": [ids[1], "nope"]})
+    assert unknown.status_code == 404
+    assert wes.get(f"/v1/memories/{ids[1]}").json()["status"] == "active"  # nothing forgotten
+    forgot = wes.post("/v1/memories/forget", json={"ids": [ids[1], ids[2]]})
+    assert [m["status"] for m in forgot.json()] == ["forgotten", "forgotten"]
+    exported = wes.get("/v1/export").json()
+    assert wes.post("/v1/import", json=exported).status_code == 409  # ids still there
+    assert wes.delete("/v1/memories").json()["memories_removed"] == 5
+    assert wes.get("/v1/memories").json() == [] and wes.get("/v1/stats").status_code == 200
+    imported = wes.post("/v1/import", json=exported)
+    assert imported.status_code == 200 and imported.json()["imported"] == 5
+    assert wes.get("/v1/export").json() == exported
+    found = wes.get("/v1/search", params={"q": "Wes fact zero"}).json()
+    assert found[0]["memory"]["text"] == "Wes fact zero, now."

@@ -28,6 +28,7 @@ from mindstream.service.account import account_routes
 from mindstream.service.address import keep_private
 from mindstream.service.config import ServiceConfig
 from mindstream.service.limits import BodyLimit, RateLimiter
+from mindstream.service.ops import mount_ops
 from mindstream.service.pages import mount_pages
 from mindstream.service.paging import MemoryPage, page
 from mindstream.service.runs import RunViews
@@ -98,6 +99,8 @@ def create_app(service: Service) -> Any:
     @app.get("/health")
     def health() -> dict[str, str]:
         return {"status": "ok"}
+
+    mount_ops(app, service, _admin_dependency(service))
 
     mount_pages(app, service.runs, service.teach, _user_dependency(service))
     return BodyLimit(app, service.config.max_body_bytes)
@@ -228,14 +231,18 @@ def _user_routes(service: Service) -> APIRouter:
     return router
 
 
-def _admin_routes(service: Service) -> APIRouter:
+def _admin_dependency(service: Service) -> Callable[..., None]:
     def admin(authorization: Annotated[str | None, Header()] = None) -> None:
         key = _key(authorization)
         if key != service.admin_key:
             raise HTTPException(401, "not the admin key")
         _limit(service, key)
 
-    router = APIRouter(dependencies=[Depends(admin)])
+    return admin
+
+
+def _admin_routes(service: Service) -> APIRouter:
+    router = APIRouter(dependencies=[Depends(_admin_dependency(service))])
 
     @router.post("/users", status_code=201)
     def add_user(body: UserIn) -> dict[str, str]:

@@ -224,3 +224,20 @@ def test_batch_add_forget_delete_all_and_an_export_imports_back_equal(
     assert wes.get("/v1/export").json() == exported
     found = wes.get("/v1/search", params={"q": "Wes fact zero"}).json()
     assert found[0]["memory"]["text"] == "Wes fact zero, now."
+
+
+def test_ready_checks_the_store_and_model_and_metrics_count_requests(
+    service: ServiceProcess,
+) -> None:
+    ready = service.client(None).get("/ready")
+    assert ready.status_code == 200 and ready.json()["ready"] is True, ready.text
+    assert ready.json()["model"] == "in-process" and "memories" in ready.json()["store"]
+    xan = service.user("xan")
+    _add(xan, "Xan's first memory.")
+    xan.get(f"/v1/memories/{'0' * 32}")
+    assert service.client(None).get("/metrics").status_code == 401
+    text = service.admin().get("/metrics").text
+    assert 'mindstream_requests_total{method="POST",route="/v1/memories",status="200"}' in text
+    assert 'route="/v1/memories/{memory_id}",status="404"' in text  # a template, never an id
+    assert "0" * 32 not in text and "xan" not in text
+    assert "mindstream_request_seconds_bucket" in text and "mindstream_users " in text

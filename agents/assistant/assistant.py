@@ -30,6 +30,7 @@ from memory import (
     new_memory,
 )
 
+DEFAULT_SESSION = "default"
 RECALLED = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE, MemoryKind.FACT, MemoryKind.CORRECTION)
 RECALLED_WITH_REFLECTIONS = (*RECALLED, MemoryKind.REFLECTION)
 _ASKS = re.compile(
@@ -119,21 +120,17 @@ class Assistant:
         self._reflecting: dict[str, threading.Lock] = {}
 
     # ---- talking -------------------------------------------------------------------------
-    def chat(self, user: str, message: str) -> Reply:
+    def chat(self, user: str, message: str, session: str = DEFAULT_SESSION) -> Reply:
         """Answer from what is true now (superseded memories are shown only as what a current
-        one replaced). The user's turn is stored: a statement is a memory like any other (and
-        may supersede an earlier one); a question and the answer are kept for history and
-        provenance but never recalled as facts."""
+        one replaced), with the recent turns of this chat session. The user's turn is stored
+        in the session: a statement is a memory like any other (and may supersede an earlier
+        one); a question and the answer are kept for history and provenance but never
+        recalled as facts."""
         with self.lock:
             found = self._recall(user, message, self.config.k, replaced=self.config.recall_replaced)
             shown = self.config.replaced_shown
             replaced = {m.record.id: self.stream.replaced_by(m.record, shown) for m in found}
-            history = [
-                r.text
-                for r in self.stream.recent(
-                    self.config.history, owner=user, kinds=[MemoryKind.DIALOGUE]
-                )
-            ]
+            history = [r.text for r in self.turns(user, session, self.config.history)]
         prompt = answer_prompt(message, found, history, replaced)
         answer = complete_batch(
             self.model, [prompt], "assistant", max_tokens=self.config.max_tokens
@@ -145,7 +142,8 @@ class Assistant:
                 f"User: {message}",
                 owner=user,
                 kind=MemoryKind.DIALOGUE,
-                metadata={"role": "user", **({"recall": False} if question else {})},
+                metadata={"role": "user", "session": session}
+                | ({"recall": False} if question else {}),
             )
             said = self.stream.add(
                 f"Assistant: {answer}",
@@ -153,7 +151,7 @@ class Assistant:
                 kind=MemoryKind.DIALOGUE,
                 importance=self.config.answer_importance,
                 evidence=tuple(m.record.id for m in found),
-                metadata={"role": "assistant", "recall": False},
+                metadata={"role": "assistant", "recall": False, "session": session},
             )
         return Reply(
             answer=answer,
@@ -161,6 +159,31 @@ class Assistant:
             message_id=asked.id,
             answer_id=said.id,
         )
+
+    def turns(self, user: str, session: str, last: int | None = None) -> list[MemoryRecord]:
+        """The session's chat turns, oldest first (the `last` ones); turns from before
+        sessions existed belong to the default session."""
+        with self.lock:
+            dialogue = self.stream.records(user)
+        chosen = [
+            r
+            for r in dialogue
+            if r.kind is MemoryKind.DIALOGUE
+            and r.status is MemoryStatus.ACTIVE
+            and r.metadata.get("session", DEFAULT_SESSION) == session
+        ]
+        chosen.sort(key=lambda r: r.created_at)
+        if last is None:
+            return chosen
+        return chosen[-last:] if last > 0 else []
+
+    def sessions(self, user: str) -> dict[str, int]:
+        """Each chat session of the user and how many turns it holds."""
+        counts: dict[str, int] = {}
+        for record in self.memories(user, kind=MemoryKind.DIALOGUE.value, status="active"):
+            name = str(record.metadata.get("session", DEFAULT_SESSION))
+            counts[name] = counts.get(name, 0) + 1
+        return counts
 
     def _recall(
         self, user: str, query: str, k: int, history: bool = False, replaced: bool = False

@@ -97,6 +97,23 @@ def account_routes(service: "Service", user: Callable[..., str]) -> APIRouter:
         imported = assistant.import_export(me, {"memories": body.memories})
         return {"user": me, "imported": len(imported)}
 
+    @router.get("/sessions")
+    def sessions(me: User) -> dict[str, int]:
+        """Each chat session and how many turns it holds."""
+        return assistant.sessions(me)
+
+    @router.get("/sessions/{session}")
+    def session_turns(session: str, me: User) -> list[MemoryOut]:
+        """The session's turns, oldest first (they are never recalled as facts)."""
+        return [MemoryOut.of(r) for r in assistant.turns(me, session)]
+
+    @router.delete("/sessions/{session}")
+    def forget_session(session: str, me: User) -> dict[str, Any]:
+        turns = assistant.turns(me, session)
+        for turn in turns:
+            assistant.forget(me, turn.id)
+        return {"session": session, "turns_forgotten": len(turns)}
+
     return router
 
 

@@ -142,7 +142,7 @@ def _user_routes(service: Service) -> APIRouter:
 
     @router.post("/chat")
     def chat(body: ChatIn, me: User) -> Reply:
-        return assistant.chat(me, body.message)
+        return assistant.chat(me, body.message, body.session)
 
     @router.post("/memories")
     def remember(body: MemoryIn, me: User) -> MemoryOut:

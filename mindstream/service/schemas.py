@@ -27,6 +27,9 @@ Words = Annotated[str, Field(min_length=1, max_length=4000), AfterValidator(no_c
 
 class ChatIn(Strict):
     message: Words
+    session: str = Field(
+        "default", pattern=r"^[\w.-]{1,64}$", description="the chat's turns are kept per session"
+    )
 
 
 class MemoryIn(Strict):

@@ -227,3 +227,18 @@ def test_a_reflection_thinking_holds_up_no_other_user_and_runs_once_per_user() -
     worker.join(10)
     assert result == [1]
     assert [r.text for r in assistant.memories("maya", kind="reflection")] == ["an insight"]
+
+
+def test_chat_sessions_keep_their_turns_apart(assistant: Assistant) -> None:
+    assistant.remember("maya", "I live in Lisbon now", importance=6)
+    assistant.chat("maya", "Remember the red kite?", session="trip")
+    assistant.chat("maya", "Where do I live?", session="work")
+    prompt = assistant.model.prompts[-1]  # type: ignore[attr-defined]
+    assert "red kite" not in prompt  # another session's turn
+    assert [t.text for t in assistant.turns("maya", "trip")] == [
+        "User: Remember the red kite?",
+        "Assistant: Noted.",
+    ]
+    assert assistant.sessions("maya") == {"trip": 2, "work": 2}
+    assistant.chat("maya", "And the kite's colour?", session="trip")
+    assert "red kite" in assistant.model.prompts[-1]  # type: ignore[attr-defined]

@@ -188,7 +188,7 @@ def test_a_chat_answer_cites_memories_that_exist(service: ServiceProcess) -> Non
     ivy = service.user("ivy")
     for text in ("I moved to Lisbon in March", "My dog is called Biscuit", "I work as a designer"):
         _add(ivy, text)
-    reply = ivy.post("/v1/chat", json={"message": "Where do I live now?"})
+    reply = ivy.post("/v1/chat", json={"message": "Where do I live now?", "session": "morning"})
     assert reply.status_code == 200, reply.text
     body = reply.json()
     print(body["answer"])
@@ -198,6 +198,11 @@ def test_a_chat_answer_cites_memories_that_exist(service: ServiceProcess) -> Non
         assert ivy.get(f"/v1/memories/{used['id']}").status_code == 200
     answer = ivy.get(f"/v1/memories/{body['answer_id']}").json()
     assert set(answer["evidence"]) == {m["id"] for m in body["memories"]}
+    assert ivy.get("/v1/sessions").json() == {"morning": 2}
+    turns = ivy.get("/v1/sessions/morning").json()
+    assert [t["id"] for t in turns] == [body["message_id"], body["answer_id"]]
+    assert ivy.get("/v1/memories", params={"kind": "fact"}).json()[0]["kind"] == "fact"
+    assert ivy.delete("/v1/sessions/morning").json()["turns_forgotten"] == 2
 
 
 def test_corrections_follow_one_state_machine_over_rest(service: ServiceProcess) -> None:

@@ -121,3 +121,32 @@ def remove_user(
     """Delete a user: their memories, reflections, key and scheduled reflection."""
     done = _admin(server, admin_key).call("DELETE", f"/admin/users/{name}")  # type: ignore[attr-defined]
     console.print(f"removed {done['user']} and {done['memories_removed']} memories")
+
+
+@clean_errors
+def mcp(
+    server: ServerOption,
+    api_key: Annotated[
+        str | None,
+        typer.Option("--api-key", help="The user's API key (default: MINDSTREAM_API_KEY)."),
+    ] = None,
+    transport: Annotated[
+        str, typer.Option(help="stdio (an MCP client starts this command) or http.")
+    ] = "stdio",
+    port: Annotated[int, typer.Option(help="Port of the http transport (127.0.0.1).")] = 8765,
+) -> None:
+    """Serve one user's memory as MCP tools (remember, search, forget, correct, export) to an
+    assistant such as Claude Desktop: stdio, or streamable HTTP at http://127.0.0.1:PORT/mcp.
+    The tools call the running `mindstream serve` at --server with the user's key."""
+    from mindstream.client import ServiceClient
+    from mindstream.mcp_tools import memory_server
+
+    if transport not in ("stdio", "http"):
+        raise ValueError(f"--transport: expected stdio or http, got {transport!r}")
+    client = ServiceClient(server, api_key)
+    client.stats()  # a wrong key or a stopped service fails here, in one line
+    tools = memory_server(client)
+    if transport == "stdio":
+        tools.run("stdio")
+    else:
+        tools.run("streamable-http", host="127.0.0.1", port=port)

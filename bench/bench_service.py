@@ -4,8 +4,9 @@ The store is filled in this process first (texts from templates, importance give
 vectors for the bulk: only their cost matters here; queries and new memories are embedded by
 the service for real). Then the service runs in its own process on loopback and is measured:
 p50/p99 of remember (importance given) and of search for the 100k user, requests/s with 8
-concurrent clients, and the wall time of `mindstream memory add --server` (median of 5).
-Writes bench/results/service.json.
+concurrent clients, the wall time of `mindstream memory add --server` (median of 5), and the
+100k user's p99 while another user's reflection runs the embedded model, against its p99
+just before (same run; target: at most 2x). Writes bench/results/service.json.
 
     python bench/bench_service.py [--memories 100000]
 """
@@ -212,6 +213,7 @@ def main() -> None:
         started = time.perf_counter() - began - filled
         try:
             result = measure(url, keys["big"], filled, started, args.memories)
+            result["during_reflection"] = during_reflection(url, keys["big"], keys["user0"])
         finally:
             process.terminate()
             process.wait(timeout=60)
@@ -230,6 +232,10 @@ def measure(url: str, key: str, filled: float, started: float, memories: int) ->
         body = {"text": f"bench note {i}", "importance": 4}
         http.post("/v1/memories", json=body).raise_for_status()
 
+    def remember_then_search(i: int) -> None:
+        remember(i + 1000)
+        search(i)
+
     timed(search, 5)  # warm up
     return {
         "memories_big_user": memories,
@@ -238,11 +244,46 @@ def measure(url: str, key: str, filled: float, started: float, memories: int) ->
         "start_seconds": round(started, 1),
         "remember": percentiles(timed(remember, 300)),
         "search": percentiles(timed(search, 300)),
-        "interleaved_search_after_remember": percentiles(
-            timed(lambda i: (remember(i + 1000), search(i)), 100)
-        ),
+        "interleaved_search_after_remember": percentiles(timed(remember_then_search, 100)),
         "requests_per_s_8_clients": concurrent(url, key),
         "cli_memory_add_server_s": statistics.median(cli_add(url, key)),
+    }
+
+
+def during_reflection(url: str, key: str, reflecting: str, n: int = 100) -> dict[str, Any]:
+    """The user's search and remember p50/p99 without, then while another user's reflections
+    run back to back (each one runs the model for seconds)."""
+    http = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=600)
+
+    def both(i: int) -> None:
+        http.get("/v1/search", params={"q": QUERIES[i % len(QUERIES)], "k": 10}).raise_for_status()
+        body = {"text": f"note during reflection {i}", "importance": 4}
+        http.post("/v1/memories", json=body).raise_for_status()
+
+    without = percentiles(timed(both, n))
+    stop, ran = threading.Event(), []
+
+    def reflect() -> None:
+        with httpx.Client(
+            base_url=url, headers={"Authorization": f"Bearer {reflecting}"}, timeout=600
+        ) as other:
+            while not stop.is_set():
+                began = time.perf_counter()
+                other.post("/v1/reflections").raise_for_status()
+                ran.append(time.perf_counter() - began)
+
+    worker = threading.Thread(target=reflect)
+    worker.start()
+    time.sleep(2)  # the first reflection is under way
+    during = percentiles(timed(lambda i: both(i + n), n))
+    stop.set()
+    worker.join()
+    return {
+        "search_and_remember_without": without,
+        "search_and_remember_during": during,
+        "p99_ratio": during["p99_ms"] / without["p99_ms"],
+        "reflections": len(ran),
+        "reflection_median_s": statistics.median(ran) if ran else None,
     }
 
 
@@ -276,6 +317,15 @@ def show(console: Console, r: dict[str, Any]) -> None:
     table.add_row(
         "fill store / start service", f"{r['fill_seconds']} s / {r['start_seconds']} s", ""
     )
+    during = r.get("during_reflection")
+    if during:
+        before, after = during["search_and_remember_without"], during["search_and_remember_during"]
+        table.add_row(
+            "search + remember p99: without / during another's reflection",
+            f"{before['p99_ms']:.1f} / {after['p99_ms']:.1f} ms ({during['p99_ratio']:.2f}x; "
+            f"{during['reflections']} reflections)",
+            "<= 2x",
+        )
     console.print(table)
     console.print(f"written {OUT}")
 

@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install demo test test-fast lint bench clean-cache help browser
+.PHONY: install demo test test-fast lint bench clean-cache help browser haproxy
 
 help:
 	@echo "make demo   install (first time) and run the town on the embedded model"
@@ -46,21 +46,29 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-# The page tests drive Debian's chromium through Playwright (no browser download).
-browser:
-	@command -v chromium >/dev/null || { \
-		echo "installing Debian's chromium for the page tests"; \
-		$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -q chromium >/dev/null || \
-		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -q >/dev/null && \
-		  $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -q chromium >/dev/null; }; }
+# Debian packages some tests need, installed when missing: chromium (the page tests drive it
+# through Playwright, no browser download) and haproxy (`mindstream serve --replicas N`).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+define debian_package
+	@PATH="$$PATH:/usr/sbin:/sbin" command -v $(1) >/dev/null || { \
+		echo "installing Debian's $(1) ($(2))"; \
+		$(SUDO) apt-get install -y -q $(1) >/dev/null || \
+		{ $(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(1) >/dev/null; }; }
+endef
 
-test: lint browser
+browser:
+	$(call debian_package,chromium,the page tests)
+
+haproxy:
+	$(call debian_package,haproxy,serve --replicas)
+
+test: lint browser haproxy
 	MINDSTREAM_THREADS=1 $(PY) -m pytest -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not real_model"
 
-bench: $(STAMP)
+bench: $(STAMP) haproxy
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_lm.py
 	$(PY) bench/bench_retrieval.py
 	MINDSTREAM_THREADS=2 $(PY) bench/bench_cli.py

@@ -42,6 +42,15 @@ def serve(
     runs: Annotated[
         Path | None, typer.Option(help="Folder of run folders the town pages open (service.runs).")
     ] = None,
+    replicas: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Run N service processes behind HAProxy on --port, each the only writer for "
+            "the users it owns, all on one chroma server in the data folder.",
+        ),
+    ] = 1,
     public: Annotated[
         bool,
         typer.Option(
@@ -69,6 +78,9 @@ def serve(
     warning = check_address(config.host, config.port, public)
     if warning:
         console.print(warning, style="yellow", highlight=False, soft_wrap=True)
+    if replicas > 1:
+        _serve_replicas(config.data, config.port, replicas, config.host)
+        return
     service = Service(parts, config)
     where = f"http://{config.host}:{config.port}"
     console.print(
@@ -81,6 +93,22 @@ def serve(
             f"admin key in {service.admin_key_file} (mode 0600)", highlight=False, soft_wrap=True
         )
     uvicorn.run(create_app(service), host=config.host, port=config.port, log_level="warning")
+
+
+def _serve_replicas(data: Path, port: int, replicas: int, host: str) -> None:
+    from mindstream.service.replicas import ReplicaSet
+
+    if host != "127.0.0.1":
+        raise ValueError("--replicas: the set listens on 127.0.0.1 only (put a proxy in front)")
+    group = ReplicaSet(data, port, replicas)
+    key = f"in {group.key_file}" if group.key_file else "from the environment"
+    console.print(
+        f"mindstream serving {data} at http://127.0.0.1:{port} with {replicas} replicas behind "
+        f"HAProxy (admin key {key}; processes in {data / 'replicas.json'})",
+        highlight=False,
+        soft_wrap=True,
+    )
+    group.run()
 
 
 def _admin(server: str, key: str | None) -> object:

@@ -10,6 +10,7 @@ of its store. Errors are JSON `{"error": {"code", "message"}}`; no traceback rea
 
 import logging
 import math
+import threading
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -41,8 +42,9 @@ from mindstream.service.schemas import (
     SupersedeIn,
     UserIn,
 )
+from mindstream.service.shards import key_tag, owner_of_name, shard, user_tag
 from mindstream.service.teach import TeachDesk
-from mindstream.service.users import UserExists, Users, admin_key
+from mindstream.service.users import JsonRegistry, UserExists, Users, admin_key
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
@@ -57,18 +59,41 @@ class Service:
         keep_private(config.data)
         self.config = config
         self.assistant = parts.assistant(config.data / "memory")
-        self.users = Users(config.data)
+        shared = parts.config.store
+        if shared.kind == "chroma-server":  # replicas: users and TeachMe on the server too
+            from memory import ChromaStore
+            from mindstream.service.registry import ChromaRegistry
+
+            self.users = Users(ChromaRegistry(shared.host, shared.port))
+            teach_store = ChromaStore.http(shared.host, shared.port, collection="teachme")
+        else:
+            self.users, teach_store = Users(JsonRegistry(config.data)), None
         self.admin_key, self.admin_key_file = admin_key(config.data)
         self.limiter = RateLimiter(config.rate_per_minute, config.burst)
         self.reflections = jobs.UserReflections(
             config.data, parts.config.assistant.reflect_every_minutes
         )
         self.runs = RunViews(config.runs, parts)
-        self.teach = TeachDesk(parts, config.data / "teachme")
+        self.teach = TeachDesk(parts, config.data / "teachme", teach_store)
+        self._closing = threading.Event()
         # Load the embedder now: the first request should not wait seconds for it.
         self.assistant.stream.embed(["warm up"])
 
+    def owns(self, name: str) -> bool:
+        """Whether this process is the one replica that serves (and writes for) the user."""
+        return owner_of_name(name, self.config.replicas) == self.config.replica
+
+    def keep_jobs_in_step(self, every_seconds: float = 60.0) -> None:
+        """The scheduled reflections of the users this replica owns, now and every minute (a
+        user another replica created gets their job here within a minute)."""
+        self.reflections.sync([n for n in self.users.names() if self.owns(n)])
+        if self.config.replicas > 1 and not self._closing.is_set():
+            timer = threading.Timer(every_seconds, self.keep_jobs_in_step, (every_seconds,))
+            timer.daemon = True
+            timer.start()
+
     def close(self) -> None:
+        self._closing.set()
         self.reflections.stop()
         self.assistant.stream.close()
         self.runs.close()
@@ -82,7 +107,7 @@ def create_app(service: Service) -> Any:
     async def lifespan(app: FastAPI) -> Any:
         jobs.attach(service.assistant)
         service.reflections.start()
-        service.reflections.sync(service.users.names())
+        service.keep_jobs_in_step()
         yield
         service.close()
 
@@ -121,11 +146,24 @@ def _key(authorization: str | None) -> str:
     return key.strip()
 
 
+def _route_check(service: Service, tag: str | None) -> None:
+    """With replicas, a user's requests reach only the replica that owns them (421 here)."""
+    replicas = service.config.replicas
+    if replicas > 1 and (tag is None or shard(tag, replicas) != service.config.replica):
+        owner = (
+            "no replica (a key from before replicas)"
+            if tag is None
+            else f"replica {shard(tag, replicas)}"
+        )
+        raise HTTPException(421, f"this key belongs to {owner}: send requests through the proxy")
+
+
 def _user_dependency(service: Service) -> Callable[..., str]:
     """The user whose API key the request carries (401 without one), within their rate."""
 
     def user(authorization: Annotated[str | None, Header()] = None) -> str:
         key = _key(authorization)
+        _route_check(service, key_tag(key))
         name = service.users.who(key)
         if name is None:
             raise HTTPException(401, "unknown API key")
@@ -247,7 +285,8 @@ def _admin_routes(service: Service) -> APIRouter:
     @router.post("/users", status_code=201)
     def add_user(body: UserIn) -> dict[str, str]:
         key = service.users.create(body.name)
-        service.reflections.add(body.name)
+        if service.owns(body.name):
+            service.reflections.add(body.name)
         return {"user": body.name, "key": key}
 
     @router.get("/users")
@@ -256,6 +295,7 @@ def _admin_routes(service: Service) -> APIRouter:
 
     @router.delete("/users/{name}")
     def delete_user(name: str) -> dict[str, Any]:
+        _route_check(service, user_tag(name))
         if name not in service.users.names():
             raise HTTPException(404, f"no user {name!r}")
         return _delete_user(service, name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class ServiceConfig(BaseModel):
@@ -19,3 +19,11 @@ class ServiceConfig(BaseModel):
     max_body_bytes: int = Field(64 * 1024, ge=1024, description="larger requests get 413")
     rate_per_minute: float = Field(600.0, gt=0, description="requests per API key per minute")
     burst: int = Field(60, ge=1, description="requests a key may make at once")
+    replicas: int = Field(1, ge=1, le=64, description="processes sharing users (by key)")
+    replica: int = Field(0, ge=0, description="which of them this process is")
+
+    @model_validator(mode="after")
+    def _one_of_them(self) -> ServiceConfig:
+        if self.replica >= self.replicas:
+            raise ValueError(f"replica {self.replica}: must be below replicas ({self.replicas})")
+        return self

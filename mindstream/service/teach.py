@@ -15,7 +15,7 @@ from mindstream.service.schemas import MemoryOut, no_control
 
 if TYPE_CHECKING:
     from agents.teachme import Answer, TeachMeSession
-    from memory import MemoryStream
+    from memory import MemoryStore, MemoryStream
     from mindstream.compose import Parts
 
 _SESSIONS = 64  # the oldest tab's session is dropped beyond this
@@ -87,9 +87,10 @@ def answer_out(answer: Answer) -> AnswerOut:
 class TeachDesk:
     """Sessions by id over one reasoner; the model loads on the first question."""
 
-    def __init__(self, parts: Parts, folder: Path) -> None:
+    def __init__(self, parts: Parts, folder: Path, store: MemoryStore | None = None) -> None:
         self.parts = parts
         self.folder = folder
+        self._store = store  # a chroma server's collection when replicas share one
         self._stream: MemoryStream | None = None
         self._sessions: OrderedDict[tuple[str, str], TeachMeSession] = OrderedDict()
         self._lock = threading.Lock()  # one model, one answer at a time
@@ -120,7 +121,7 @@ class TeachDesk:
 
     def stream(self) -> MemoryStream:
         if self._stream is None:
-            self._stream = self.parts.stream(self.folder)
+            self._stream = self.parts.stream(self.folder, store=self._store)
         return self._stream
 
     def close(self) -> None:
@@ -132,7 +133,7 @@ class TeachDesk:
         with self._lock:
             for key in [k for k in self._sessions if k[0] == user]:
                 del self._sessions[key]
-            if self._stream is None and not (self.folder / "chroma.sqlite3").is_file():
+            if self._stream is None and self._store is None and not self.folder.is_dir():
                 return 0
             stream = self.stream()
             stream.flush()

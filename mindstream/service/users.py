@@ -9,11 +9,14 @@ import os
 import re
 import secrets
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
+
+from mindstream.service.shards import user_tag
 
 USER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 ADMIN_ENV = "MINDSTREAM_ADMIN_KEY"
@@ -27,8 +30,9 @@ class UserExists(UserError):
     """The user name is taken."""
 
 
-def new_key() -> str:
-    return "ms_" + secrets.token_urlsafe(32)
+def new_key(tag: str | None = None) -> str:
+    """`ms_<tag>_<secret>`: the tag names the user's replica (see `shards`)."""
+    return f"ms_{tag}_{secrets.token_urlsafe(32)}" if tag else "ms_" + secrets.token_urlsafe(32)
 
 
 def digest(key: str) -> str:
@@ -57,22 +61,63 @@ def _upgraded(entry: dict[str, Any]) -> dict[str, Any]:
     return {"created": entry["created"], "keys": [key]}
 
 
-class Users:
-    """The registry in `users.json`: user -> the hashes of their keys (several, each with a
-    label, so one can be rotated while another keeps working); written atomically."""
+class Registry(Protocol):
+    """Where users and their key hashes are kept: a JSON file for one process, a chroma
+    collection that every replica reads for several."""
+
+    def load(self) -> dict[str, dict[str, Any]]: ...
+
+    def save(self, name: str, entry: dict[str, Any]) -> None: ...
+
+    def delete(self, name: str) -> None: ...
+
+
+class JsonRegistry:
+    """`users.json` in the data folder, written atomically (mode 0600)."""
 
     def __init__(self, folder: Path) -> None:
         self.path = folder / "users.json"
-        self._lock = threading.Lock()
+
+    def load(self) -> dict[str, dict[str, Any]]:
         stored = json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
-        self._users: dict[str, dict[str, Any]] = {n: _upgraded(u) for n, u in stored.items()}
-        self._by_hash = {k["sha256"]: name for name, u in self._users.items() for k in u["keys"]}
+        return {name: _upgraded(entry) for name, entry in stored.items()}
+
+    def save(self, name: str, entry: dict[str, Any]) -> None:
+        users = self.load()
+        users[name] = entry
+        self._write(users)
+
+    def delete(self, name: str) -> None:
+        users = self.load()
+        users.pop(name, None)
+        self._write(users)
+
+    def _write(self, users: dict[str, dict[str, Any]]) -> None:
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(users, indent=1), encoding="utf-8")
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, self.path)
+
+
+class Users:
+    """Users -> the hashes of their keys (several, each with a label, so one can be rotated
+    while another keeps working). Read from the registry again when a key or name is not
+    known here (at most once a second), so a user another replica created is found."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._lock = threading.Lock()
+        self._refreshed = 0.0
+        self._users: dict[str, dict[str, Any]] = {}
+        self._by_hash: dict[str, str] = {}
+        self._refresh(force=True)
 
     def create(self, name: str) -> str:
         """A new user; their key, shown this once."""
         if not USER_NAME.match(name):
             raise UserError(f"user name {name!r}: use 1-64 letters, digits, '.', '_' or '-'")
         with self._lock:
+            self._refresh(force=True)
             if name in self._users:
                 raise UserExists(f"user {name!r} exists")
             self._users[name] = {"created": _now(), "keys": []}
@@ -100,39 +145,47 @@ class Users:
                 raise LastKey("that is the user's last key: add another before revoking it")
             keys.remove(found[0])
             self._by_hash.pop(found[0]["sha256"], None)
-            self._save()
+            self.registry.save(name, self._users[name])
 
     def key_id(self, key: str) -> str:
         return digest(key)[:12]
 
     def who(self, key: str) -> str | None:
-        return self._by_hash.get(digest(key))
+        hashed = digest(key)
+        if hashed not in self._by_hash:
+            with self._lock:
+                self._refresh()
+        return self._by_hash.get(hashed)
 
     def remove(self, name: str) -> None:
         with self._lock:
+            self._refresh(force=True)
             entry = self._users.pop(name, None)
             if entry is None:
                 raise UserError(f"no user {name!r}")
             for key in entry["keys"]:
                 self._by_hash.pop(key["sha256"], None)
-            self._save()
+            self.registry.delete(name)
+
+    def names(self) -> list[str]:
+        with self._lock:
+            self._refresh(force=True)
+        return sorted(self._users)
 
     def _new_key(self, name: str, label: str) -> str:
-        key = new_key()
+        key = new_key(user_tag(name))
         hashed = digest(key)
         self._users[name]["keys"].append({"sha256": hashed, "label": label, "created": _now()})
         self._by_hash[hashed] = name
-        self._save()
+        self.registry.save(name, self._users[name])
         return key
 
-    def names(self) -> list[str]:
-        return sorted(self._users)
-
-    def _save(self) -> None:
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self._users, indent=1), encoding="utf-8")
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, self.path)
+    def _refresh(self, force: bool = False) -> None:
+        if not force and time.monotonic() - self._refreshed < 1.0:
+            return
+        self._users = self.registry.load()
+        self._by_hash = {k["sha256"]: n for n, u in self._users.items() for k in u["keys"]}
+        self._refreshed = time.monotonic()
 
 
 def admin_key(folder: Path) -> tuple[str, Path | None]:

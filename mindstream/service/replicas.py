@@ -1,0 +1,201 @@
+"""`mindstream serve --replicas N`: N service processes sharing users, on loopback.
+
+One chroma server holds every memory, the user registry and TeachMe's facts; each replica is
+the only writer for the users it owns (`shards`); HAProxy in front sends each request to the
+owner, read from the key. A replica that dies is restarted; until it is back, its users get
+503 with Retry-After from the proxy, everyone else is served as before. Ctrl-C stops it all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from lm.server import free_port
+from mindstream.service.address import keep_private
+from mindstream.service.users import admin_key
+
+RETRY_AFTER_S = 5
+RESTART_PAUSE_S = 2.0
+UNAVAILABLE = (
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    f"Retry-After: {RETRY_AFTER_S}\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n"
+    '{"error": {"code": 503, "message": "the replica that keeps your memories is restarting: '
+    f'retry in {RETRY_AFTER_S} s"}}}}\n'
+)
+
+
+class ReplicaError(RuntimeError):
+    """The set cannot start (no haproxy, a server that never answered)."""
+
+
+def proxy_config(port: int, replicas: list[int], unavailable: Path) -> str:
+    """HAProxy: the owner replica from the key's tag (or the name on a user's deletion);
+    anything else (pages, admin, health) to any replica that is up."""
+    n = len(replicas)
+    lines = [
+        "global",
+        "  maxconn 2048",
+        "defaults",
+        "  mode http",
+        "  timeout connect 2s",
+        "  timeout client 600s",
+        "  timeout server 600s",
+        "frontend api",
+        f"  bind 127.0.0.1:{port}",
+        "  http-request set-var(txn.tag) req.hdr(Authorization),word(2,_) "
+        'if { req.hdr(Authorization) -m beg "Bearer ms_" }',
+        "  http-request set-var(txn.tag) path,field(4,/),sha2(256),hex,lower,bytes(0,8) "
+        "if { path_beg /admin/users/ } METH_DELETE",
+        f"  http-request set-var(txn.shard) var(txn.tag),crc32,mod({n}) "
+        "if { var(txn.tag) -m found }",
+        "  use_backend replica%[var(txn.shard)] if { var(txn.shard) -m found }",
+        "  default_backend any",
+        "backend any",
+        "  balance roundrobin",
+        "  option httpchk GET /health",
+        *(
+            f"  server r{i} 127.0.0.1:{p} check inter 1s fall 2 rise 1"
+            for i, p in enumerate(replicas)
+        ),
+    ]
+    for i, p in enumerate(replicas):
+        lines += [
+            f"backend replica{i}",
+            "  option httpchk GET /health",
+            *(f"  errorfile {code} {unavailable}" for code in (502, 503, 504)),
+            f"  server r{i} 127.0.0.1:{p} check inter 1s fall 2 rise 1",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+class ReplicaSet:
+    def __init__(self, data: Path, port: int, replicas: int) -> None:
+        found = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/sbin")
+        if found is None:
+            raise ReplicaError("haproxy is not installed: `make haproxy` installs Debian's")
+        self.haproxy = found
+        keep_private(data)
+        self.data, self.port, self.count = data, port, replicas
+        self.key, self.key_file = admin_key(data)
+        self.chroma_port = free_port()
+        self.ports = [free_port() for _ in range(replicas)]
+        self.children: dict[str, subprocess.Popen[bytes]] = {}
+        self._died: dict[str, float] = {}
+
+    def run(self) -> None:
+        """Start everything, restart a replica that exits, stop all on SIGINT/SIGTERM."""
+        stopping: list[int] = []
+        signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
+        try:
+            self.start()
+            while not stopping:
+                self.restart_the_dead()
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
+    def start(self) -> None:
+        self._spawn("chroma", self._chroma_command(), os.environ.copy())
+        self._wait(f"http://127.0.0.1:{self.chroma_port}/api/v2/heartbeat", "the chroma server")
+        for i in range(self.count):
+            self._start_replica(i)
+        for i, port in enumerate(self.ports):
+            self._wait(f"http://127.0.0.1:{port}/health", f"replica {i}")
+        unavailable = self.data / "503.http"
+        unavailable.write_text(UNAVAILABLE, encoding="utf-8")
+        config = self.data / "haproxy.cfg"
+        config.write_text(proxy_config(self.port, self.ports, unavailable), encoding="utf-8")
+        self._spawn("proxy", [self.haproxy, "-f", str(config), "-db"], os.environ.copy())
+        self._wait(f"http://127.0.0.1:{self.port}/health", "haproxy")
+        self._write_state()
+
+    def restart_the_dead(self, pause: float = RESTART_PAUSE_S) -> None:
+        """A replica that exited starts again `pause` seconds later (no tight crash loop)."""
+        now = time.monotonic()
+        for name, child in list(self.children.items()):
+            if child.poll() is None:
+                continue
+            if not name.startswith("replica"):
+                raise ReplicaError(f"{name} exited with code {child.returncode}; see {self.data}")
+            died = self._died.setdefault(name, now)
+            if died == now:
+                print(f"{name} exited (code {child.returncode}); restarting it", flush=True)
+            if now - died >= pause:
+                del self._died[name]
+                self._start_replica(int(name.removeprefix("replica")))
+                self._write_state()
+
+    def stop(self) -> None:
+        for child in reversed(list(self.children.values())):
+            if child.poll() is None:
+                child.terminate()
+        for child in self.children.values():
+            try:
+                child.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+    def _start_replica(self, index: int) -> None:
+        env = {
+            **os.environ,
+            "MINDSTREAM_ADMIN_KEY": self.key,
+            "MINDSTREAM_STORE__KIND": "chroma-server",
+            "MINDSTREAM_STORE__HOST": "127.0.0.1",
+            "MINDSTREAM_STORE__PORT": str(self.chroma_port),
+            "MINDSTREAM_SERVICE__REPLICAS": str(self.count),
+            "MINDSTREAM_SERVICE__REPLICA": str(index),
+        }
+        folder = self.data / f"replica-{index}"
+        command = [sys.executable, "-m", "mindstream", "serve", "--data", str(folder)]
+        self._spawn(f"replica{index}", [*command, "--port", str(self.ports[index])], env)
+
+    def _chroma_command(self) -> list[str]:
+        chroma = Path(sys.executable).parent / "chroma"
+        path = str(self.data / "chroma")
+        return [
+            str(chroma),
+            "run",
+            "--path",
+            path,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.chroma_port),
+        ]
+
+    def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
+        log = (self.data / f"{name}.log").open("ab")
+        self.children[name] = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+
+    def _wait(self, url: str, what: str, timeout: float = 180) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(url, timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        self.stop()
+        raise ReplicaError(f"{what} did not answer at {url} within {timeout:g} s; see {self.data}")
+
+    def _write_state(self) -> None:
+        state = {
+            "proxy": self.port,
+            "chroma": self.chroma_port,
+            "replicas": [
+                {"index": i, "port": p, "pid": self.children[f"replica{i}"].pid}
+                for i, p in enumerate(self.ports)
+            ],
+        }
+        (self.data / "replicas.json").write_text(json.dumps(state, indent=1), encoding="utf-8")

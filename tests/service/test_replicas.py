@@ -1,0 +1,119 @@
+"""`mindstream serve --replicas 3` for real: three service processes on one chroma server
+behind HAProxy, 30 users. Each user is served by one replica only; killing it gives its users
+503 with Retry-After until it is back, nobody else notices, and nothing acknowledged is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lm.server import free_port
+from mindstream.service.shards import owner_of_name
+
+pytestmark = pytest.mark.real_model
+
+USERS = [f"user{n:02d}" for n in range(30)]
+
+
+class ReplicaGroup:
+    def __init__(self, data: Path) -> None:
+        self.data, self.port = data, free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        command = [sys.executable, "-m", "mindstream", "serve", "--replicas", "3"]
+        self.process = subprocess.Popen(
+            [*command, "--data", str(data), "--port", str(self.port)],
+            env={
+                **os.environ,
+                "MINDSTREAM_THREADS": "1",
+                "MINDSTREAM_SERVICE__RATE_PER_MINUTE": "100000",
+            },
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 300
+        while not (data / "replicas.json").is_file():
+            assert self.process.poll() is None, (
+                self.process.stdout.read() if self.process.stdout else ""
+            )
+            assert time.monotonic() < deadline, "the replicas did not start"
+            time.sleep(0.5)
+
+    def state(self) -> dict:  # type: ignore[type-arg]
+        return dict(json.loads((self.data / "replicas.json").read_text()))
+
+    def client(self, key: str) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=120
+        )
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def group(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplicaGroup]:
+    running = ReplicaGroup(tmp_path_factory.mktemp("replicas") / "data")
+    yield running
+    running.stop()
+
+
+def test_three_replicas_keep_each_user_whole_through_a_crash(group: ReplicaGroup) -> None:
+    admin = group.client((group.data / "admin.key").read_text().strip())
+    keys = {u: admin.post("/admin/users", json={"name": u}).json()["key"] for u in USERS}
+    assert sorted(admin.get("/admin/users").json()) == USERS  # one registry, any replica
+    owners = {u: owner_of_name(u, 3) for u in USERS}
+    assert set(owners.values()) == {0, 1, 2}
+
+    def write(user: str, start: int, count: int) -> list[str]:
+        with group.client(keys[user]) as http:
+            return [
+                http.post("/v1/memories", json={"text": f"{user} note {n}", "importance": 3})
+                .raise_for_status()
+                .json()["id"]
+                for n in range(start, start + count)
+            ]
+
+    with ThreadPoolExecutor(6) as pool:  # bounded: 90 writes from 6 clients
+        acknowledged = dict(zip(USERS, pool.map(lambda u: write(u, 0, 3), USERS), strict=True))
+    replica = group.state()["replicas"][1]
+    stranger = next(u for u in USERS if owners[u] != 1)
+    direct = httpx.get(
+        f"http://127.0.0.1:{replica['port']}/v1/stats",
+        headers={"Authorization": f"Bearer {keys[stranger]}"},
+    )
+    assert direct.status_code == 421  # never served by a replica that does not own it
+
+    victim = next(u for u in USERS if owners[u] == 1)
+    bystander = next(u for u in USERS if owners[u] == 0)
+    os.kill(replica["pid"], signal.SIGKILL)
+    seen, others = [], []
+    deadline = time.monotonic() + 180
+    with group.client(keys[victim]) as down, group.client(keys[bystander]) as up:
+        while time.monotonic() < deadline:
+            answer = down.get("/v1/stats")
+            seen.append((answer.status_code, answer.headers.get("Retry-After")))
+            others.append(up.get("/v1/stats").status_code)
+            if answer.status_code == 200 and len(seen) > 1:
+                break
+            time.sleep(0.2)
+    codes = {code for code, _ in seen}
+    assert 503 in codes and codes <= {503, 200}, seen
+    assert all(after == "5" for code, after in seen if code == 503)
+    assert set(others) == {200}  # the other replicas' users never noticed
+    assert seen[-1][0] == 200  # it came back
+    for user in USERS:
+        with group.client(keys[user]) as http:
+            stored = [m["id"] for m in http.get("/v1/memories", params={"limit": 50}).json()]
+        assert sorted(stored) == sorted(acknowledged[user]), user  # all there, once

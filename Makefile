@@ -75,6 +75,7 @@ bench: $(STAMP) haproxy
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_sim.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_served.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_service.py
+	MINDSTREAM_THREADS=1 $(PY) bench/bench_replicas.py
 	MINDSTREAM_THREADS=2 $(PY) bench/bench_teachme.py
 	MINDSTREAM_THREADS=2 $(PY) bench/bench_changes.py
 

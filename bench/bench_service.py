@@ -33,7 +33,7 @@ from rich.table import Table
 from lm.server import free_port
 from memory import ChromaStore, MemoryStream, new_memory
 from mindstream.compose import Parts
-from mindstream.service.users import Users
+from mindstream.service.users import JsonRegistry, Users
 
 OUT = Path(__file__).parent / "results" / "service.json"
 ADMIN = "ms_bench_admin"
@@ -80,7 +80,7 @@ def populate(folder: Path, big: int, others: int, each: int) -> dict[str, str]:
     """The store and the users; their keys."""
     parts = Parts.load()
     folder.mkdir(parents=True)
-    users = Users(folder)
+    users = Users(JsonRegistry(folder))
     keys = {name: users.create(name) for name in ["big", *(f"user{n}" for n in range(others))]}
     stream = MemoryStream(
         ChromaStore.persistent(folder / "memory"), None, config=parts.config.assistant.stream

@@ -56,6 +56,19 @@ def _refusing_embedder() -> Any:
     return RefuseToEmbed()
 
 
+def http_client(host: str, port: int) -> Any:
+    """A client of a chroma server (`chroma run`), telemetry off."""
+    chromadb = _chroma()
+    settings = chromadb.Settings(anonymized_telemetry=False)
+    return chromadb.HttpClient(host=host, port=port, settings=settings)
+
+
+def refusing_embedder() -> Any:
+    """For collections whose vectors are always given: chroma must never embed (its default
+    embedder would try to download a model)."""
+    return _refusing_embedder()
+
+
 LOCK_FILE = ".mindstream.lock"
 
 
@@ -161,9 +174,7 @@ class ChromaStore:
     def http(
         cls, host: str = "127.0.0.1", port: int = 8000, collection: str = COLLECTION
     ) -> ChromaStore:
-        chromadb = _chroma()
-        settings = chromadb.Settings(anonymized_telemetry=False)
-        return cls(chromadb.HttpClient(host=host, port=port, settings=settings), collection)
+        return cls(http_client(host, port), collection)
 
     def put(self, records: Sequence[MemoryRecord], embeddings: np.ndarray) -> None:
         if not records:

@@ -58,16 +58,19 @@ class Service:
     def __init__(self, parts: "Parts", config: ServiceConfig) -> None:
         keep_private(config.data)
         self.config = config
-        self.assistant = parts.assistant(config.data / "memory")
         shared = parts.config.store
+        self.lease = None
         if shared.kind == "chroma-server":  # replicas: users and TeachMe on the server too
             from memory import ChromaStore
-            from mindstream.service.registry import ChromaRegistry
+            from mindstream.service.registry import ChromaRegistry, ReplicaLease
 
+            self.lease = ReplicaLease(shared.host, shared.port, config.replicas, config.replica)
+            self.lease.acquire()  # before loading: a second process is refused at once
             self.users = Users(ChromaRegistry(shared.host, shared.port))
             teach_store = ChromaStore.http(shared.host, shared.port, collection="teachme")
         else:
             self.users, teach_store = Users(JsonRegistry(config.data)), None
+        self.assistant = parts.assistant(config.data / "memory")
         self.admin_key, self.admin_key_file = admin_key(config.data)
         self.limiter = RateLimiter(config.rate_per_minute, config.burst)
         self.reflections = jobs.UserReflections(
@@ -94,6 +97,8 @@ class Service:
 
     def close(self) -> None:
         self._closing.set()
+        if self.lease is not None:
+            self.lease.release()
         self.reflections.stop()
         self.assistant.stream.close()
         self.runs.close()

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ import httpx
 
 from lm.server import free_port
 from mindstream.service.address import keep_private
+from mindstream.service.registry import LEASE_OWNER_ENV
 from mindstream.service.users import admin_key
 
 RETRY_AFTER_S = 5
@@ -33,7 +35,7 @@ UNAVAILABLE = (
 )
 
 
-class ReplicaError(RuntimeError):
+class ReplicaError(ValueError):
     """The set cannot start (no haproxy, a server that never answered)."""
 
 
@@ -155,6 +157,7 @@ class ReplicaSet:
             "MINDSTREAM_STORE__PORT": str(self.chroma_port),
             "MINDSTREAM_SERVICE__REPLICAS": str(self.count),
             "MINDSTREAM_SERVICE__REPLICA": str(index),
+            LEASE_OWNER_ENV: f"{socket.gethostname()}:{os.getpid()}:replica{index}",
         }
         folder = self.data / f"replica-{index}"
         command = [sys.executable, "-m", "mindstream", "serve", "--data", str(folder)]

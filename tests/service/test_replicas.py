@@ -113,7 +113,32 @@ def test_three_replicas_keep_each_user_whole_through_a_crash(group: ReplicaGroup
     assert all(after == "5" for code, after in seen if code == 503)
     assert set(others) == {200}  # the other replicas' users never noticed
     assert seen[-1][0] == 200  # it came back
+    assert "served by" not in (group.data / "replica1.log").read_text()  # took its place back
     for user in USERS:
         with group.client(keys[user]) as http:
             stored = [m["id"] for m in http.get("/v1/memories", params={"limit": 50}).json()]
         assert sorted(stored) == sorted(acknowledged[user]), user  # all there, once
+
+
+def test_a_second_process_for_a_taken_place_is_refused_in_one_line(group: ReplicaGroup) -> None:
+    """Another `serve` on the same chroma server (as replica 0 of 3, or alone) would serve a
+    second view of the same users: refused at start."""
+    chroma = str(group.state()["chroma"])
+    for layout in ({"MINDSTREAM_SERVICE__REPLICAS": "3"}, {}):
+        env = {
+            **os.environ,
+            "MINDSTREAM_THREADS": "1",
+            "MINDSTREAM_STORE__KIND": "chroma-server",
+            "MINDSTREAM_STORE__PORT": chroma,
+            **layout,
+        }
+        command = [sys.executable, "-m", "mindstream", "serve", "--data", str(group.data / "x")]
+        second = subprocess.run(
+            [*command, "--port", str(free_port())],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert second.returncode == 2, second.stdout + second.stderr
+        assert "served by" in second.stdout + second.stderr and "Traceback" not in second.stderr

@@ -344,6 +344,7 @@ class Assistant:
     def delete_user(self, user: str) -> int:
         """Remove the user's memories from the store and the index, reflections included."""
         with self.lock:
+            self._reflecting.pop(user, None)
             self.stream.flush()
             return self.stream.drop_owner(user)
 

@@ -133,7 +133,8 @@ def create_app(service: Service) -> Any:
     mount_ops(app, service, _admin_dependency(service))
 
     mount_pages(app, service.runs, service.teach, _user_dependency(service))
-    return BodyLimit(app, service.config.max_body_bytes)
+    imports = {"/v1/import": service.config.max_import_bytes}
+    return BodyLimit(app, service.config.max_body_bytes, imports)
 
 
 def create_pages_app(runs: RunViews) -> Any:

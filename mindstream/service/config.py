@@ -17,6 +17,9 @@ class ServiceConfig(BaseModel):
     data: Path = Field(Path("runs/service"), description="store, users and scheduled jobs")
     runs: Path = Field(Path("runs"), description="run folders the town pages can open")
     max_body_bytes: int = Field(64 * 1024, ge=1024, description="larger requests get 413")
+    max_import_bytes: int = Field(
+        256 * 1024 * 1024, ge=1024, description="POST /v1/import carries a whole export"
+    )
     rate_per_minute: float = Field(600.0, gt=0, description="requests per API key per minute")
     burst: int = Field(60, ge=1, description="requests a key may make at once")
     replicas: int = Field(1, ge=1, le=64, description="processes sharing users (by key)")

@@ -14,17 +14,19 @@ class BodyLimit:
     """ASGI middleware: a body over `limit` bytes is refused before the route sees it, whether
     it declares its length or streams it."""
 
-    def __init__(self, app: Any, limit: int) -> None:
+    def __init__(self, app: Any, limit: int, larger: dict[str, int] | None = None) -> None:
         self.app = app
-        self.limit = limit
+        self.default = limit
+        self.larger = larger or {}  # path -> its own cap (an import carries a whole export)
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope.get("path", ""), self.default)
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await _too_large(send, self.limit)
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await _too_large(send, limit)
             return
         seen = 0
 
@@ -32,14 +34,14 @@ class BodyLimit:
             nonlocal seen
             message = await receive()
             seen += len(message.get("body", b""))
-            if seen > self.limit:
+            if seen > limit:
                 raise _TooLarge
             return message
 
         try:
             await self.app(scope, limited, send)
         except _TooLarge:
-            await _too_large(send, self.limit)
+            await _too_large(send, limit)
 
 
 class _TooLarge(Exception):

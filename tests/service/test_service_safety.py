@@ -4,6 +4,7 @@ nothing behind."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import socket
@@ -241,3 +242,29 @@ def test_ready_checks_the_store_and_model_and_metrics_count_requests(
     assert 'route="/v1/memories/{memory_id}",status="404"' in text  # a template, never an id
     assert "0" * 32 not in text and "xan" not in text
     assert "mindstream_request_seconds_bucket" in text and "mindstream_users " in text
+
+
+def test_an_export_larger_than_other_bodies_still_imports(service: ServiceProcess) -> None:
+    """A year of memories is more than the 64 KB any other request may carry."""
+    wyn = service.user("wyn")
+    page = {"kind": "fact", "importance": 2.0, "status": "active", "evidence": []}
+    when = "2026-01-05T10:00:00Z"
+    memories = [
+        {
+            **page,
+            "id": f"{n:032x}",
+            "text": f"Diary page {n}: " + "words " * 640,
+            "created_at": when,
+            "last_accessed_at": when,
+            "metadata": {},
+            "cited_by": [],
+        }
+        for n in range(1, 21)
+    ]
+    body = {"user": "someone", "memories": memories}
+    assert len(json.dumps(body)) > 64 * 1024
+    imported = wyn.post("/v1/import", json=body)
+    assert imported.status_code == 200, imported.text
+    assert len(wyn.get("/v1/memories", params={"limit": 50}).json()) == 20
+    too_big = wyn.post("/v1/memories/batch", json={"memories": [{"text": "x" * 3999}] * 17})
+    assert too_big.status_code == 413

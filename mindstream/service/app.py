@@ -45,11 +45,13 @@ from mindstream.service.schemas import (
 from mindstream.service.shards import key_tag, owner_of_name, shard, user_tag
 from mindstream.service.teach import TeachDesk
 from mindstream.service.users import JsonRegistry, UserExists, Users, admin_key
+from mindstream.service.worker import ReflectionWorker
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
 
 log = logging.getLogger("mindstream.service")
+REFLECTION_WAIT_S = 900
 
 
 class Service:
@@ -76,6 +78,7 @@ class Service:
         self.reflections = jobs.UserReflections(
             config.data, parts.config.assistant.reflect_every_minutes
         )
+        self.worker = ReflectionWorker(self.assistant.reflect)
         self.runs = RunViews(config.runs, parts)
         self.teach = TeachDesk(parts, config.data / "teachme", teach_store)
         self._closing = threading.Event()
@@ -100,6 +103,7 @@ class Service:
         if self.lease is not None:
             self.lease.release()
         self.reflections.stop()
+        self.worker.stop()
         self.assistant.stream.close()
         self.runs.close()
         self.teach.close()
@@ -110,7 +114,7 @@ def create_app(service: Service) -> Any:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
-        jobs.attach(service.assistant)
+        jobs.attach(service.worker)
         service.reflections.start()
         service.keep_jobs_in_step()
         yield
@@ -245,9 +249,18 @@ def _user_routes(service: Service) -> APIRouter:
     def correct(body: CorrectionIn, me: User) -> MemoryOut:
         return MemoryOut.of(assistant.correct(me, Correction(**body.model_dump())))
 
-    @router.post("/reflections")
-    def reflect(me: User) -> dict[str, Any]:
-        result = assistant.reflect(me)
+    @router.post("/reflections", response_model=None)
+    def reflect(
+        me: User,
+        wait: Annotated[bool, Query(description="false: 202 at once, the worker reflects")] = True,
+    ) -> dict[str, Any] | JSONResponse:
+        """Reflect on this user's memories in the process's reflection worker; a reflection
+        already queued or running for the user is the one waited for."""
+        future, queued = service.worker.submit(me)
+        if not wait:
+            status = "queued" if queued else "already queued or running"
+            return JSONResponse({"user": me, "status": status}, 202)
+        result = future.result(timeout=REFLECTION_WAIT_S)
         return {"questions": result.questions, "insights": [i.record.text for i in result.insights]}
 
     @router.get("/reflections")

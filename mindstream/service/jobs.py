@@ -15,26 +15,23 @@ from reflection.schedule import ReflectionSchedule, ReflectionScheduler
 
 log = logging.getLogger("mindstream.service")
 JOB = "mindstream.service.jobs:reflect_user"
-_running: dict[str, Any] = {}  # "assistant": the live Assistant of this process
+_running: dict[str, Any] = {}  # "worker": the reflection worker of this process's service
 
 
-def attach(assistant: Any) -> None:
-    _running["assistant"] = assistant
+def attach(worker: Any) -> None:
+    _running["worker"] = worker
 
 
 def reflect_user(store: str, owner: str, settings: str) -> None:
-    assistant = _running.get("assistant")
-    if assistant is None:
+    """Hand the user's reflection to the worker and return (apscheduler's thread never runs
+    the model; a reflection already queued for the user is not queued again)."""
+    worker = _running.get("worker")
+    if worker is None:
         log.warning("reflection for %s skipped: no service running in this process", owner)
         return
-    from agents.assistant import ReflectionBusy
-
-    try:
-        result = assistant.reflect(owner)
-    except ReflectionBusy:
-        log.warning("reflection for %s skipped: the last one is still running", owner)
-        return
-    log.warning("reflection for %s: %d insights", owner, len(getattr(result, "insights", [])))
+    _, queued = worker.submit(owner)
+    if not queued:
+        log.warning("reflection for %s skipped: the last one is still queued or running", owner)
 
 
 class UserReflections:

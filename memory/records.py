@@ -136,11 +136,11 @@ class ChangePolicy(BaseModel):
         True, description="ask the relation judge (off: only matching `subject`s supersede)"
     )
     threshold: float = Field(
-        0.9,
+        0.95,
         gt=0.0,
         le=1.0,
-        description="P(replaces) to supersede (0.9: the most replacements caught with at most 5% "
-        "of compatible pairs caught on the judge's held-out slots, 75.6% and 3.2% in "
+        description="P(replaces) to supersede (0.95: the most replacements caught with at most "
+        "5% of compatible pairs caught on the judge's held-out slots, 77.4% and 3.8% in "
         "lm/adapters/judge/replaces/training.json; a near miss still ranks above, `rank_above`)",
     )
     rank_above: float | None = Field(

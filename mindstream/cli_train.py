@@ -85,7 +85,10 @@ def judge(
         Path | None, typer.Option(help="where the adapter goes (default: runs/adapters/judge/TASK)")
     ] = None,
     overwrite: Overwrite = False,
-    epochs: Annotated[float, typer.Option(help="passes over the examples")] = 1.0,
+    epochs: Annotated[
+        float | None,
+        typer.Option(help="passes over the examples (default: 2 for replaces, 1 for contradicts)"),
+    ] = None,
     per_slot: Annotated[int, typer.Option(help="built pairs per personal-fact slot")] = 220,
     contradiction_questions: Annotated[
         int, typer.Option(help="OpenBookQA train questions turned into contradictions")
@@ -107,7 +110,7 @@ def judge(
         raise ValueError(f"task: expected replaces or contradicts, got {task!r}")
     settings = JudgeTraining(
         task=task,
-        epochs=epochs,
+        epochs=epochs if epochs is not None else (2.0 if task == "replaces" else 1.0),
         per_slot=per_slot,
         contradiction_questions=contradiction_questions,
     )

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 K = 10
 GAP_DAYS = 10
 START = datetime(2026, 1, 5, 9, tzinfo=UTC)
-THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
 
 class Outcome(BaseModel):

@@ -101,7 +101,7 @@ def _judging_assistant() -> Assistant:
 
     def moved(earlier: str, later: str) -> float:
         named = [c for c in cities if c in earlier], [c for c in cities if c in later]
-        return 0.9 if all(named) and named[0] != named[1] else 0.1
+        return 0.97 if all(named) and named[0] != named[1] else 0.1
 
     policy = ChangePolicy(enabled=True, min_similarity=-1.0)  # hash embeddings are far apart
     config = AssistantConfig(stream=long_horizon().model_copy(update={"changes": policy}))

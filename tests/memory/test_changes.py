@@ -30,7 +30,7 @@ CITIES = ("Leeds", "York", "Bristol")
 def moved(earlier: str, later: str) -> float:
     """Replaces when both name a (different) city and the later one says where 'we' live."""
     named = [c for c in CITIES if c in earlier], [c for c in CITIES if c in later]
-    return 0.9 if all(named) and named[0] != named[1] else 0.1
+    return 0.97 if all(named) and named[0] != named[1] else 0.1
 
 
 def _stream(judge: FakeJudge | None = None, store: object = None, **policy: object) -> MemoryStream:
@@ -57,7 +57,7 @@ def test_a_change_supersedes_the_old_statement_with_provenance() -> None:
     assert old.status is MemoryStatus.SUPERSEDED
     assert old.metadata["superseded_by"] == york
     assert old.metadata["superseded_how"] == "judge"
-    assert old.metadata["supersede_p"] == pytest.approx(0.9)
+    assert old.metadata["supersede_p"] == pytest.approx(0.97)
     assert "superseded_at" in old.metadata
     assert new.metadata["supersedes"] == leeds and new.status is MemoryStatus.ACTIVE
     found = [m.record.id for m in stream.retrieve("where do I live", 5, owner="maya")]

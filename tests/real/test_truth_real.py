@@ -22,14 +22,14 @@ pytestmark = pytest.mark.real_model
 LEEDS = "I live in a small flat in Leeds."
 YORK = "We finally signed the lease on the house in York, the boxes went over on Saturday."
 
+# The issue's own sentences. The York one is also one of the judge's training templates
+# (mindstream/training/data/judge_slots.yaml): passing here shows the adapter fits what it was
+# taught; how it does on wordings it never saw is `mindstream eval changed-facts`.
+#
 # Known failures of the shipped adapters (issue 27 stays open): strict, so a fix shows.
-KNOWN_1 = (
-    "known failure: the shipped replaces adapter gives this implicit move P 0.05 (issue 27 open)"
-)
 KNOWN_2 = (
     "known failure: the contradicts adapter gives empty space 0.79, steel 0.90 (issue 27 open)"
 )
-KNOWN_3 = "known failure: the judge misses this implicit move, Leeds stays active (issue 27 open)"
 KNOWN_4 = "known failure: answers 'in the mud' after teaching (issue 27 open)"
 
 
@@ -38,7 +38,6 @@ def judge():  # type: ignore[no-untyped-def]
     return load_adapter_judge(cached_smollm2_dir(LocalModelConfig().cache_dir), threads=1)
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_1)
 def test_the_judge_separates_a_move_from_compatible_news(judge) -> None:  # type: ignore[no-untyped-def]
     changed, sister, pet = judge.replaces_batch(
         [
@@ -62,7 +61,6 @@ def test_the_judge_finds_what_a_fact_shows_false(judge) -> None:  # type: ignore
     assert space > steel
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_3)
 def test_the_assistant_answers_with_the_move_not_the_old_flat(tmp_path: Path) -> None:
     """The issue's user: Leeds, three other things over three days, York ten days later."""
     assistant = Parts.load().assistant(tmp_path / "memory")

@@ -89,8 +89,8 @@ def judge_facts(
 
 
 def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[Veto]:
-    """Each relevant fact rules out at most one choice (`ruled_out_by`); the surest fact per
-    choice is kept."""
+    """Each relevant fact rules out at most one choice (`ruled_out_by`), unless a newer taught
+    fact overrules it (`overruled`); the surest fact per choice is kept."""
     best: dict[int, Veto] = {}
     for j in judgements:
         top = ruled_out_by(
@@ -100,7 +100,7 @@ def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[V
             config.veto_margin,
             config.support_floor,
         )
-        if top is None:
+        if top is None or overruled(j, top, judgements):
             continue
         contra = j.contradiction[top]
         if top not in best or contra > best[top].contradiction:
@@ -112,6 +112,20 @@ def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[V
                 entailment=round(j.entailment[top], 4),
             )
     return [best[i] for i in sorted(best)]
+
+
+def overruled(vetoing: FactJudgement, choice: int, judgements: Sequence[FactJudgement]) -> bool:
+    """Whether a fact taught after the vetoing one makes `choice` the choice it supports best
+    and may prove it (it passed the gate): what was taught last is what is true now, as in the
+    memory stream. "Ice is not denser than liquid water", misread as denying "on the top
+    surface", no longer rules it out once "Ice floats on water because it is less dense" is
+    taught."""
+    return any(
+        other.used
+        and other.fact.created_at > vetoing.fact.created_at
+        and int(np.argmax(other.entailment)) == choice
+        for other in judgements
+    )
 
 
 def shown_false(judgement: FactJudgement, config: TeachMeConfig) -> int | None:

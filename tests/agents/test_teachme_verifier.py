@@ -218,3 +218,37 @@ def test_bad_reasoning_blocks_a_direct_answer_too() -> None:
     session = TeachMeSession(_reasoner([]))
     assert session.ask(QUESTION, CHOICES).choice == "a copper coin"
     assert session.bad_reasoning().choice == "a steel paperclip"
+
+
+def test_a_newer_fact_supporting_a_choice_overrules_an_older_facts_veto() -> None:
+    """What was taught last is what is true now: an older fact misread as denying a choice no
+    longer rules it out once a newer fact makes that choice its best supported one."""
+    from datetime import UTC, datetime
+
+    from agents.teachme.config import TeachMeConfig
+    from agents.teachme.judging import FactJudgement, vetoes
+    from memory import MemoryRecord
+
+    def judged(text: str, day: int, entailment: list[float], contra: list[float]) -> FactJudgement:
+        when = datetime(2026, 1, day, tzinfo=UTC)
+        record = MemoryRecord(
+            id=f"f{day}",
+            owner="u",
+            kind="fact",
+            text=text,
+            created_at=when,
+            last_accessed_at=when,
+            importance=8.0,
+        )
+        return FactJudgement(
+            fact=record, similarity=0.6, entailment=entailment, contradiction=contra, used=True
+        )
+
+    negated = judged("Ice is not denser than water.", 2, [0.01, 0.03, 0.03], [0.09, 0.37, 0.1])
+    floats = "Ice floats on water because it is less dense."
+    newer = judged(floats, 3, [0.07, 0.34, 0.19], [0.02, 0.01, 0.01])
+    older = judged(floats, 1, [0.07, 0.34, 0.19], [0.02, 0.01, 0.01])
+    config = TeachMeConfig()
+    assert [v.choice_index for v in vetoes([negated], config)] == [1]
+    assert vetoes([negated, newer], config) == []
+    assert [v.choice_index for v in vetoes([negated, older], config)] == [1]  # taught before

@@ -146,10 +146,13 @@ class ChangeDetector:
 
     def _apply(self, stream: MemoryStream, decisions: list[ChangeDecision]) -> list[ChangeDecision]:
         """Supersede in the order the new memories came (so A, B, C that each replace the one
-        before form the chain A -> B -> C), then note on each new memory its closest call."""
-        order = {d.new_id: stream.get(d.new_id).created_at for d in decisions}
+        before form the chain A -> B -> C), then note on each new memory its closest call.
+        Statuses are read again here: the judge may have run with the stream unlocked, and a
+        memory deleted meanwhile is left out."""
+        present = [d for d in decisions if stream.find(d.new_id) and stream.find(d.old_id)]
+        order = {d.new_id: stream.get(d.new_id).created_at for d in present}
         applied = []
-        for decision in sorted(decisions, key=lambda d: order[d.new_id]):
+        for decision in sorted(present, key=lambda d: order[d.new_id]):
             old = stream.get(decision.old_id)
             if decision.superseded and old.status is MemoryStatus.ACTIVE:
                 corrections.retire(

@@ -7,6 +7,7 @@ never loads the chat model, and one that talks to a service imports none of it.
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -230,21 +231,25 @@ class Parts:
     def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
         """The personal assistant on its own stream (the assistant's retrieval policy)."""
         from agents.assistant import Assistant
+        from agents.assistant.serialised import Unlocking
         from memory import MemoryStream
 
         policy = self.config.assistant.stream
+        lock = threading.RLock()  # the assistant's, let go while the judge runs
+        judge = self.judge_for(policy)
         stream = MemoryStream(
             store or self.store(path),
             self.embedder,
             rater=self.rater(),
             config=policy,
-            judge=self.judge_for(policy),
+            judge=Unlocking(judge, lock) if judge is not None else None,
         )
         return Assistant(
             stream,
             self.chat_for("assistant"),
             self.config.assistant,
             lambda serialised: self.reflector(serialised).reflect,
+            lock=lock,
         )
 
     def minds(self, *, batched: bool = True) -> Minds:

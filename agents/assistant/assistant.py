@@ -110,11 +110,12 @@ class Assistant:
         model: BaseChatModel,
         config: AssistantConfig | None = None,
         reflector: Callable[[MemoryStream], Callable[[str], Any]] | None = None,
+        lock: threading.RLock | None = None,
     ) -> None:
         self.stream = stream
         self.model = model
         self.config = config or AssistantConfig()
-        self.lock = threading.RLock()
+        self.lock = lock or threading.RLock()  # the one the stream's judge lets go (compose)
         serialised: Any = Serialised(stream, self.lock)
         self._reflect = reflector(serialised) if reflector else None
         self._reflecting: dict[str, threading.Lock] = {}

@@ -242,3 +242,39 @@ def test_chat_sessions_keep_their_turns_apart(assistant: Assistant) -> None:
     assert assistant.sessions("maya") == {"trip": 2, "work": 2}
     assistant.chat("maya", "And the kite's colour?", session="trip")
     assert "red kite" in assistant.model.prompts[-1]  # type: ignore[attr-defined]
+
+
+def test_a_write_being_judged_holds_up_no_other_request() -> None:
+    """The judge runs with the assistant's lock let go (as the model would take a while):
+    another user searches and writes meanwhile, and the judged write still supersedes."""
+    from agents.assistant.serialised import Unlocking
+
+    judging, go_on = threading.Event(), threading.Event()
+
+    def slow_move(earlier: str, later: str) -> float:
+        if "York" in later:
+            judging.set()
+            assert go_on.wait(10), "never released"
+        return 0.97 if "Leeds" in earlier and "York" in later else 0.0
+
+    config = AssistantConfig()
+    lock = threading.RLock()
+    stream = MemoryStream(
+        InMemoryStore(),
+        HashEmbeddings(),
+        clock=ManualClock(),
+        config=config.stream.model_copy(
+            update={"changes": config.stream.changes.model_copy(update={"min_similarity": -1.0})}
+        ),
+        judge=Unlocking(FakeJudge(replaces=slow_move), lock),
+    )
+    assistant = Assistant(stream, ScriptedChatModel(default="ok"), config, lock=lock)
+    leeds = assistant.remember("maya", "I live in Leeds", importance=5)
+    worker = threading.Thread(target=lambda: assistant.remember("maya", "Moved to York", 5))
+    worker.start()
+    assert judging.wait(10)
+    porto = assistant.remember("leo", "I live in Porto", importance=5)  # would wait on the lock
+    assert [m.record.id for m in assistant.search("leo", "Porto")] == [porto.id]
+    go_on.set()
+    worker.join(10)
+    assert assistant.memory("maya", leeds.id).status is MemoryStatus.SUPERSEDED

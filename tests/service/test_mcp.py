@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -25,6 +26,13 @@ TOOLS = {"remember", "search", "forget", "correct", "export"}
 def _data(result: Any) -> Any:
     assert not result.is_error, result.content
     return result.structured_content.get("result", result.structured_content)
+
+
+def _run(target: Any) -> dict[str, Any]:
+    """The client's event loop in its own thread: the page tests' browser may hold one open in
+    this thread."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, _use_tools(target)).result(timeout=300)
 
 
 async def _use_tools(target: Any) -> dict[str, Any]:
@@ -65,7 +73,7 @@ def test_mcp_tools_over_stdio_reach_one_users_memories(service: ServiceProcess) 
         args=["-m", "mindstream", "mcp", "--server", service.url],
         env={**os.environ, "MINDSTREAM_API_KEY": key, "MINDSTREAM_THREADS": "1"},
     )
-    seen = asyncio.run(_use_tools(launch))
+    seen = _run(launch)
     assert seen["names"] >= TOOLS
     assert [f["memory"]["text"] for f in seen["found"]] == ["I keep bees."]  # not Zed's
     assert seen["moved"]["text"] == "I gave the bees away."
@@ -100,7 +108,7 @@ def test_mcp_over_streamable_http_and_a_wrong_key_fails_in_one_line(
                 break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        seen = asyncio.run(_use_tools(f"http://127.0.0.1:{port}/mcp"))
+        seen = _run(f"http://127.0.0.1:{port}/mcp")
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -128,6 +128,15 @@ def overruled(vetoing: FactJudgement, choice: int, judgements: Sequence[FactJudg
     )
 
 
+def taught_for(fact: MemoryRecord, question: str) -> bool:
+    """Whether the teacher added this fact as the one missing for this very question: then
+    the judge's guess that it shows a choice false does not keep it from proving that choice
+    here (the teacher's word on this question outranks the judge's reading)."""
+    return (
+        fact.metadata.get("action") == "missing fact" and fact.metadata.get("question") == question
+    )
+
+
 def shown_false(judgement: FactJudgement, config: TeachMeConfig) -> int | None:
     """The choice this fact must never be a premise of: the veto rule at the looser block
     thresholds, so a negation the judge reads as denying Y does not prove Y on the verifier's

@@ -20,7 +20,14 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agents.teachme.config import TeachMeConfig
-from agents.teachme.judging import FactJudgement, Veto, judge_facts, shown_false, vetoes
+from agents.teachme.judging import (
+    FactJudgement,
+    Veto,
+    judge_facts,
+    shown_false,
+    taught_for,
+    vetoes,
+)
 from agents.teachme.language import negate, normal_form, polarity, rule_hypothesis
 from agents.teachme.prompts import (
     DIRECT,
@@ -165,7 +172,10 @@ class TeachableReasoner:
         vetoed = vetoes(judgements, self.config)
         ruled_out = {v.choice_index for v in vetoed}
         direct = self._score(question, options, hypotheses, [([], None)])
-        denied = {j.fact.id: shown_false(j, self.config) for j in judgements}
+        denied = {
+            j.fact.id: None if taught_for(j.fact, question) else shown_false(j, self.config)
+            for j in judgements
+        }
         proofs = [
             Proof(
                 choice_index=i,

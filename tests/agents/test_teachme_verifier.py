@@ -252,3 +252,28 @@ def test_a_newer_fact_supporting_a_choice_overrules_an_older_facts_veto() -> Non
     assert [v.choice_index for v in vetoes([negated], config)] == [1]
     assert vetoes([negated, newer], config) == []
     assert [v.choice_index for v in vetoes([negated, older], config)] == [1]  # taught before
+
+
+def test_only_a_fact_taught_as_missing_for_this_question_escapes_the_premise_block() -> None:
+    from datetime import UTC, datetime
+
+    from agents.teachme.judging import taught_for
+    from memory import MemoryRecord
+
+    def taught(action: str, question: str) -> MemoryRecord:
+        when = datetime(2026, 1, 1, tzinfo=UTC)
+        return MemoryRecord(
+            id="f",
+            owner="u",
+            kind="fact",
+            text="Ice floats on water.",
+            created_at=when,
+            last_accessed_at=when,
+            importance=8.0,
+            metadata={"action": action, "question": question},
+        )
+
+    pond = "Where does the ice form?"
+    assert taught_for(taught("missing fact", pond), pond)
+    assert not taught_for(taught("missing fact", "Why do boats float?"), pond)
+    assert not taught_for(taught("premise false", pond), pond)

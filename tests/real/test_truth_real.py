@@ -30,11 +30,6 @@ YORK = "We finally signed the lease on the house in York, the boxes went over on
 KNOWN_2 = (
     "known failure: the contradicts adapter gives empty space 0.79, steel 0.90 (issue 27 open)"
 )
-KNOWN_4 = (
-    "known failure: answers 'in the mud'. The old negation's veto of the top surface is now "
-    "overruled by the newer fact, but the contradicts adapter reads 'Ice floats ... less dense' "
-    "as showing the top surface false (0.11), so it may not prove it (issue 27 open)"
-)
 
 
 @pytest.fixture(scope="module")
@@ -124,8 +119,10 @@ def test_a_taught_fact_never_vetoes_the_answer_it_supports(tmp_path: Path) -> No
     assert "ruled out 'steel'" not in output
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_4)
 def test_a_negated_premise_then_the_right_fact_answers_the_top_surface(tmp_path: Path) -> None:
+    """The final answer is right and rules nothing right out. (The answer in between, after
+    `f 1` alone, still rules out the top surface: the contradicts adapter misreads "Ice is not
+    denser than liquid water" as denying it, 0.37; the newer fact then overrules that veto.)"""
     output = _teach(
         tmp_path / "ice",
         "q In winter a pond freezes. Where does the ice form? (A) at the bottom "
@@ -135,4 +132,5 @@ def test_a_negated_premise_then_the_right_fact_answers_the_top_surface(tmp_path:
         "m Ice floats on water because it is less dense than water.",
     )
     assert _answers(output)[-1] == "on the top surface"
-    assert "ruled out 'on the top surface'" not in output
+    last = output.rsplit("Answer:", 1)[1]
+    assert "ruled out 'on the top surface'" not in last

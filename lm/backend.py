@@ -6,10 +6,9 @@ This is the only module of `lm` that imports torch; it is imported lazily by the
 from __future__ import annotations
 
 import copy
-import math
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
 from transformers.utils import logging as hf_logging
 
 from lm.errors import ScoringInputError
+from lm.scoring import label_log_scores, normalise
 
 PREFIX_CACHE_SIZE = 8
 
@@ -268,7 +268,7 @@ class CausalLMBackend:
                 row = next(rows)
                 for depth in range(len(branch) + 1):
                     dist[branch[:depth]] = row[depth]
-            out.append(_normalise(_label_logprobs(label_ids, dist)))
+            out.append(normalise(label_log_scores(label_ids, _lookup(dist))))
         return out
 
 
@@ -296,24 +296,5 @@ def _maximal_prefixes(label_ids: list[tuple[int, ...]]) -> list[tuple[int, ...]]
     return sorted(p for p in inner if not any(len(q) > len(p) and q[: len(p)] == p for q in inner))
 
 
-def _label_logprobs(
-    label_ids: list[tuple[int, ...]], dist: dict[tuple[int, ...], torch.Tensor]
-) -> list[float]:
-    scores = []
-    for ids in label_ids:
-        total = sum(float(dist[ids[:d]][ids[d]]) for d in range(len(ids)))
-        if ids in dist:  # the label is a prefix of longer labels: it must stop here
-            children = {
-                o[len(ids)] for o in label_ids if len(o) > len(ids) and o[: len(ids)] == ids
-            }
-            p_continue = sum(math.exp(float(dist[ids][c])) for c in children)
-            total += math.log(max(1.0 - p_continue, 1e-12))
-        scores.append(total)
-    return scores
-
-
-def _normalise(logprobs: list[float]) -> list[float]:
-    top = max(logprobs)
-    weights = [math.exp(lp - top) for lp in logprobs]
-    total = sum(weights)
-    return [w / total for w in weights]
+def _lookup(dist: dict[tuple[int, ...], torch.Tensor]) -> Callable[[tuple[int, ...], int], float]:
+    return lambda prefix, token: float(dist[prefix][token])

@@ -13,7 +13,7 @@ DEFAULT_MODEL_SPEC = f"local:{DEFAULT_LOCAL_MODEL}"  # what every command uses b
 OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 
-ScorerPath = Literal["auto", "local", "systemone", "logprobs", "generate"]
+ScorerPath = Literal["auto", "local", "likelihood", "systemone", "logprobs", "generate"]
 
 # The TeachMe verifier adapter shipped with the package (`mindstream train verifier`).
 VERIFIER_ADAPTER_DIR = Path(__file__).parent / "adapters" / "verifier"

@@ -7,7 +7,8 @@ served model answers the same questions through whatever its endpoint offers (`l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -89,6 +90,31 @@ def scale_labels(low: int, high: int) -> list[str]:
 
 def expected_value(probabilities: Sequence[float], low: int) -> float:
     return sum((low + i) * p for i, p in enumerate(probabilities))
+
+
+def label_log_scores(
+    label_ids: Sequence[tuple[int, ...]], logp: Callable[[tuple[int, ...], int], float]
+) -> list[float]:
+    """log P(label) for token-id labels, from `logp(prefix, token)` = log P(token | prompt +
+    prefix). A label that is a prefix of longer ones ("1" of "10") keeps only the mass that
+    stops there: 1 - P(continuing into the longer labels)."""
+    scores = []
+    for ids in label_ids:
+        total = sum(logp(ids[:d], ids[d]) for d in range(len(ids)))
+        children = {o[len(ids)] for o in label_ids if len(o) > len(ids) and o[: len(ids)] == ids}
+        if children:
+            p_continue = sum(math.exp(logp(ids, c)) for c in children)
+            total += math.log(max(1.0 - p_continue, 1e-12))
+        scores.append(total)
+    return scores
+
+
+def normalise(logprobs: Sequence[float]) -> list[float]:
+    """Probabilities over a closed set from their log-scores."""
+    top = max(logprobs)
+    weights = [math.exp(lp - top) for lp in logprobs]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 def yes_share(probabilities: Sequence[float]) -> float:

@@ -96,8 +96,10 @@ class ServedChatModel(BaseChatModel):
     """A chat model on an OpenAI-compatible server.
 
     A conversation ending with an assistant message is a prefill (the first words of the reply,
-    which the local model continues); servers do not continue it, so it becomes an instruction
-    and is taken off the reply again.
+    which the local model continues). A server that tokenises chats and completes token ids
+    (vLLM; found by the probe) continues it exactly as in-process: the model's own template is
+    applied by the server and the prefill's tokens follow. Chat-only servers do not continue
+    it, so there it becomes an instruction and is taken off the reply again.
     """
 
     endpoint: Endpoint
@@ -117,10 +119,12 @@ class ServedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        turns, prefill = as_turns(messages)
         body = self._options(kwargs)
         if stop:
             body["stop"] = stop
+        if messages and messages[-1].type == "ai" and self._continues_prefills():
+            return self._continued(messages, body)
+        turns, prefill = as_turns(messages)
         response = self.endpoint.call(
             lambda client: client.chat.completions.create(
                 model=self.endpoint.model, messages=turns, **body
@@ -128,14 +132,24 @@ class ServedChatModel(BaseChatModel):
             "a chat completion",
         )
         text = strip_prefill(response.choices[0].message.content or "", prefill)
-        usage = response.usage
-        tokens = {
-            "input_tokens": getattr(usage, "prompt_tokens", 0) or 0,
-            "output_tokens": getattr(usage, "completion_tokens", 0) or 0,
-        }
-        tokens["total_tokens"] = tokens["input_tokens"] + tokens["output_tokens"]
-        message = AIMessage(content=text, usage_metadata=tokens)
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return _result(text, response.usage)
+
+    def _continues_prefills(self) -> bool:
+        from lm.served_scorer import probe
+
+        return probe(self.endpoint).likelihood
+
+    def _continued(self, messages: list[BaseMessage], body: dict[str, Any]) -> ChatResult:
+        """The reply after the prefill, from the templated chat's token ids."""
+        from lm.served_likelihood import Tokens
+
+        turns = [{"role": _ROLES.get(m.type, "user"), "content": m.text} for m in messages]
+        ids = Tokens(self.endpoint).chat(turns)
+        response = self.endpoint.call(
+            lambda client: client.completions.create(model=self.endpoint.model, prompt=ids, **body),
+            "a completion of a prefilled reply",
+        )
+        return _result((response.choices[0].text or "").strip(), response.usage)
 
     def _options(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Generation options: the call's, else the configuration's (`max_new_tokens` is the
@@ -170,6 +184,16 @@ class ServedChatModel(BaseChatModel):
             return_exceptions=return_exceptions,
             **kwargs,
         )
+
+
+def _result(text: str, usage: Any) -> ChatResult:
+    tokens = {
+        "input_tokens": getattr(usage, "prompt_tokens", 0) or 0,
+        "output_tokens": getattr(usage, "completion_tokens", 0) or 0,
+    }
+    tokens["total_tokens"] = tokens["input_tokens"] + tokens["output_tokens"]
+    message = AIMessage(content=text, usage_metadata=tokens)
+    return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 def as_turns(messages: list[BaseMessage]) -> tuple[list[dict[str, str]], str]:

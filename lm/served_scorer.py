@@ -17,6 +17,7 @@ from lm.decisions import Answered, DecisionPath, GeneratedPath, LogprobPath, Sys
 from lm.errors import ServedModelError, ServerUnreachableError
 from lm.scoring import scale_labels
 from lm.served import Endpoint
+from lm.served_likelihood import ServedLikelihoodScorer
 
 T = TypeVar("T")
 LOG_FLOOR = math.log(1e-9)  # the score of an option the server gave no probability
@@ -86,6 +87,7 @@ class ProbeReport(BaseModel):
     url: str
     model: str
     chat: bool
+    likelihood: bool = False  # /tokenize and /v1/completions echoing prompt log-probabilities
     systemone: bool
     logprobs: bool
     path: str
@@ -97,19 +99,30 @@ _probe_lock = threading.Lock()
 
 
 def probe(endpoint: Endpoint, *, fresh: bool = False) -> ProbeReport:
-    """Ask the endpoint once (per process) what it offers: a chat completion with
-    log-probabilities, then a typed decision. Unreachable or refusing servers raise."""
+    """Ask the endpoint once (per process) what it offers: prompt log-probabilities, a chat
+    completion with log-probabilities, then a typed decision. Unreachable or refusing servers
+    raise. Exact likelihoods are preferred: they answer as the local scorer does."""
     with _probe_lock:
         if endpoint in _probed and not fresh:
             return _probed[endpoint]
         start = time.perf_counter()
         logprobs = _offers_logprobs(endpoint)
+        likelihood = _offers_likelihood(endpoint)
         systemone = _offers_systemone(endpoint)
-        path = "systemone" if systemone else "logprobs" if logprobs else "generate"
+        path = (
+            "likelihood"
+            if likelihood
+            else "systemone"
+            if systemone
+            else "logprobs"
+            if logprobs
+            else "generate"
+        )
         report = ProbeReport(
             url=endpoint.url,
             model=endpoint.model,
             chat=True,
+            likelihood=likelihood,
             systemone=systemone,
             logprobs=logprobs,
             path=path,
@@ -135,6 +148,16 @@ def _offers_logprobs(endpoint: Endpoint) -> bool:
     return bool(content and content[0].top_logprobs)
 
 
+def _offers_likelihood(endpoint: Endpoint) -> bool:
+    try:
+        ServedLikelihoodScorer(endpoint).loglik("Snow is", [" white"])
+    except ServerUnreachableError:
+        raise
+    except (ServedModelError, KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
 def _offers_systemone(endpoint: Endpoint) -> bool:
     try:
         SystemOnePath(endpoint).noul("Is snow white?")
@@ -147,11 +170,13 @@ def _offers_systemone(endpoint: Endpoint) -> bool:
 
 def served_scorer(
     endpoint: Endpoint, path: ScorerPath = "auto", ledger: CallLedger | None = None
-) -> ServedScorer:
+) -> ServedScorer | ServedLikelihoodScorer:
     """The endpoint's scorer: `auto` probes it; a named path is used as told."""
     if path == "local":
         raise ServedModelError(
             f"scorer 'local' needs a model run in-process, not the server at {endpoint.url}"
         )
     chosen = probe(endpoint).path if path == "auto" else path
+    if chosen == "likelihood":
+        return ServedLikelihoodScorer(endpoint, ledger=ledger)
     return ServedScorer(PATHS[chosen](endpoint), ledger=ledger)

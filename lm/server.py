@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 
@@ -98,17 +98,10 @@ class ModelServer:
 
     def start(self, timeout: float = 120.0) -> ModelServer:
         """Start the server and wait until it answers /health (or raise, with its log)."""
-        _require_serving()
+        self.require()
         if not (self.folder / "config.json").is_file():
             raise FileNotFoundError(f"{self.folder}: no transformers model folder (config.json)")
-        env = {
-            **os.environ,
-            "HF_HUB_OFFLINE": "1",
-            "TRANSFORMERS_OFFLINE": "1",
-            "HF_HUB_DISABLE_UPDATE_CHECK": "1",
-        }
-        if self.threads:
-            env["OMP_NUM_THREADS"] = str(self.threads)
+        env = self.environment()
         output = self.log.open("ab") if self.log else subprocess.DEVNULL
         try:
             self.process = subprocess.Popen(
@@ -119,6 +112,20 @@ class ModelServer:
                 output.close()  # type: ignore[union-attr]  # the child has its own copy
         self.wait_ready(timeout)
         return self
+
+    def environment(self) -> dict[str, str]:
+        env = {
+            **os.environ,
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+        }
+        if self.threads:
+            env["OMP_NUM_THREADS"] = str(self.threads)
+        return env
+
+    def require(self) -> None:
+        _require_serving()
 
     def wait_ready(self, timeout: float) -> None:
         health = f"http://{self.host}:{self.port}/health"
@@ -154,6 +161,53 @@ class ModelServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+ENGINE_ENV = "MINDSTREAM_ENGINE_PYTHON"
+ENGINE_HINT = "the vLLM engine is not installed: run `make engine` (it fills .engine/ with vLLM)"
+
+
+def engine_python() -> Path:
+    """The engine's own interpreter: vLLM pins its own torch and transformers, so it lives in
+    a virtualenv beside the project's (`make engine`), or where MINDSTREAM_ENGINE_PYTHON says."""
+    configured = os.environ.get(ENGINE_ENV)
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[1] / ".engine" / "bin" / "python"
+
+
+class VllmServer(ModelServer):
+    """vLLM's OpenAI server (CPU build) as a child process: the fastest engine here, and one
+    that echoes prompt log-probabilities and tokenises chats, so the likelihood scorer and
+    prefills work over HTTP. `kv_cache_gb` bounds its memory."""
+
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        dtype: str = "float32",
+        kv_cache_gb: float = 1.0,
+        max_model_len: int = 2048,
+        **options: Any,
+    ) -> None:
+        super().__init__(folder, decision_config=None, **options)
+        self.dtype, self.kv_cache_gb, self.max_model_len = dtype, kv_cache_gb, max_model_len
+
+    def command(self) -> list[str]:
+        command = [str(engine_python()), "-m", "vllm.entrypoints.openai.api_server"]
+        command += ["--model", self.model, "--dtype", self.dtype]
+        command += ["--max-model-len", str(self.max_model_len)]
+        return [*command, "--host", self.host, "--port", str(self.port)]
+
+    def environment(self) -> dict[str, str]:
+        env = {**super().environment(), "VLLM_CPU_KVCACHE_SPACE": f"{self.kv_cache_gb:g}"}
+        if self.threads:
+            env["VLLM_CPU_OMP_THREADS_BIND"] = f"0-{self.threads - 1}"
+        return env
+
+    def require(self) -> None:
+        if not engine_python().is_file():
+            raise MissingExtraError(ENGINE_HINT)
 
 
 def _require_serving() -> None:

@@ -70,7 +70,8 @@ SAMPLE_CHOICE = (
 @configured
 def probe(parts: Parts) -> None:
     """Show how each kind of decision is asked of the configured model (a server is probed once:
-    /v1/systemone, first-token log-probabilities, or parsed replies), with a sample answer."""
+    prompt log-probabilities, /v1/systemone, first-token log-probabilities, or parsed
+    replies), with a sample answer."""
     from lm import belief, choose, rate_importance
 
     config = parts.config.model
@@ -81,12 +82,15 @@ def probe(parts: Parts) -> None:
 
         report = probe_endpoint(endpoint_of(config))
         console.print(
-            f"{config.spec} at {report.url}: chat completions yes, /v1/systemone "
+            f"{config.spec} at {report.url}: chat completions yes, prompt log-probabilities "
+            f"{'yes' if report.likelihood else 'no'}, /v1/systemone "
             f"{'yes' if report.systemone else 'no'}, log-probabilities "
             f"{'yes' if report.logprobs else 'no'} (probed in {report.seconds:.2f} s)",
             soft_wrap=True,
         )
-    path = getattr(getattr(scorer, "path", None), "name", "local log-likelihoods")
+    path = getattr(getattr(scorer, "path", None), "name", None) or (
+        "served log-likelihoods" if config.is_served else "local log-likelihoods"
+    )
     table = Table("decision", "asked through", "sample", "answer", title=config.spec)
     rating = rate_importance(scorer, [SAMPLE_MEMORY])[0]
     table.add_row("rating 1-10", path, SAMPLE_MEMORY, f"{rating:.2f}")

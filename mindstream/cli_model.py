@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -15,6 +15,13 @@ app = typer.Typer(help="Serve a model for mindstream (or any OpenAI client).", n
 @app.command()
 @clean_errors
 def serve(
+    engine: Annotated[
+        Literal["transformers", "vllm"],
+        typer.Option(
+            help="vllm: the fastest here, exact likelihoods and prefills over HTTP (its own "
+            "virtualenv, `make engine`); transformers: `transformers serve`, /v1/systemone."
+        ),
+    ] = "transformers",
     model_path: Annotated[
         Path | None,
         typer.Option(help="A transformers model folder; default: the embedded SmolLM2-135M."),
@@ -36,24 +43,41 @@ def serve(
     log: Annotated[Path | None, typer.Option(help="Append the server's output to this file.")] = (
         None
     ),
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for the server.")] = 120.0,
+    kv_cache_gb: Annotated[
+        float, typer.Option(min=0.25, help="vllm: memory for its KV cache (GB); bounds its RSS.")
+    ] = 1.0,
+    dtype: Annotated[
+        Literal["float32", "bfloat16"],
+        typer.Option(help="vllm: weights' precision (float32 answers as the in-process model)."),
+    ] = "float32",
+    timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for the server (vllm compiles on first start).")
+    ] = 600.0,
 ) -> None:
-    """Start `transformers serve` on 127.0.0.1 with the embedded model (or --model-path), wait
-    until it is healthy, and print the --model and --base-url that every command takes.
+    """Start a model server on 127.0.0.1 with the embedded model (or --model-path), wait until
+    it is healthy, and print the --model and --base-url that every command takes.
     Ctrl-C stops it."""
     from lm.config import LocalModelConfig, default_threads
     from lm.loading import cached_smollm2_dir
-    from lm.server import DECISION_CONFIG, ModelServer, free_port
+    from lm.server import DECISION_CONFIG, ModelServer, VllmServer, free_port
 
     folder = model_path or cached_smollm2_dir(LocalModelConfig().cache_dir)
-    server = ModelServer(
-        folder,
-        port=port or free_port(),
-        threads=threads or default_threads(),
-        continuous_batching=continuous_batching,
-        decision_config=decision_config or DECISION_CONFIG,
-        log=log,
-    )
+    port, threads = port or free_port(), threads or default_threads()
+    server: ModelServer
+    if engine == "vllm":
+        server = VllmServer(
+            folder, dtype=dtype, kv_cache_gb=kv_cache_gb, port=port, threads=threads, log=log
+        )
+    else:
+        server = ModelServer(
+            folder,
+            continuous_batching=continuous_batching,
+            decision_config=decision_config or DECISION_CONFIG,
+            port=port,
+            threads=threads,
+            log=log,
+        )
+    console.print(f"starting {engine} on {folder} (up to {timeout:g} s)...", highlight=False)
     server.start(timeout)
     console.print(f"serving {folder} at {server.base_url} (Ctrl-C stops)", highlight=False)
     console.print(

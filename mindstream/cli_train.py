@@ -47,6 +47,12 @@ def verifier(
     curve_questions: Annotated[
         int, typer.Option(help="held-out questions scored at each curve point")
     ] = 200,
+    negated_share: Annotated[
+        float,
+        typer.Option(
+            min=0, max=1, help="share of questions whose negated fact is also taught as no"
+        ),
+    ] = 0.25,
 ) -> None:
     """Fine-tune the entailment verifier (LoRA on SmolLM2-135M) and print its curve.
 
@@ -65,6 +71,7 @@ def verifier(
         limit,
         curve_questions,
         overwrite,
+        negated_share,
     )
 
 

@@ -65,3 +65,20 @@ def model_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
     httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120).raise_for_status()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def vllm_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """vLLM's CPU engine (`make engine`) with the embedded model in float32, for the session.
+    Its first start compiles the model (about a minute, cached after)."""
+    from lm.config import LocalModelConfig
+    from lm.loading import cached_smollm2_dir
+    from lm.server import ENGINE_HINT, VllmServer, engine_python
+
+    if not engine_python().is_file():
+        pytest.skip(ENGINE_HINT)
+    log = tmp_path_factory.mktemp("vllm") / "server.log"
+    server = VllmServer(cached_smollm2_dir(LocalModelConfig().cache_dir), threads=1, log=log)
+    server.start(timeout=600)
+    yield server
+    server.stop()

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from lm import MemoScorer, ScoringInputError, choose
-from lm.backend import _label_logprobs, _maximal_prefixes, _normalise
+from lm.backend import _maximal_prefixes
 from lm.fakes import FakeScorer
-from lm.scoring import expected_value, scale_labels, yes_share
+from lm.scoring import expected_value, label_log_scores, normalise, scale_labels, yes_share
 
 
 def test_trie_needs_one_branch_for_one_to_ten() -> None:
@@ -29,7 +29,8 @@ def test_prefix_label_keeps_only_the_mass_that_stops() -> None:
         (0,): torch.log(torch.tensor([0.0, 0.0, 0.8, 0.2]) + 1e-30),  # after 0: 80% goes on to 2
     }
     assert len(dist[()]) == vocab
-    probs = _normalise(_label_logprobs([(0,), (0, 2), (1,)], dist))
+    scores = label_log_scores([(0,), (0, 2), (1,)], lambda at, token: float(dist[at][token]))
+    probs = normalise(scores)
     assert probs == pytest.approx([0.1, 0.4, 0.5], abs=1e-6)
 
 

@@ -108,6 +108,7 @@ def run_training(
     limit: int | None,
     curve_questions: int = 200,
     overwrite: bool = False,
+    negated_share: float = 0.25,
 ) -> BaseModel:
     """The verifier job (`mindstream train verifier`)."""
     from mindstream.training.verifier import TrainingReport, VerifierTraining, train_verifier
@@ -115,7 +116,10 @@ def run_training(
 
     check_out(out, overwrite)
     settings = VerifierTraining(
-        epochs=epochs, top_layers=top_layers, curve_questions=curve_questions
+        epochs=epochs,
+        top_layers=top_layers,
+        curve_questions=curve_questions,
+        negated_share=negated_share,
     )
     train_file = openbookqa / "train_complete.jsonl" if openbookqa.is_dir() else openbookqa
     if "dev" in train_file.name:
@@ -133,7 +137,7 @@ def run_training(
     bank = bank[: round(len(bank) * settings.entailmentbank_share)]
     if limit is not None:
         bank = bank[: 2 * limit]
-    examples = openbookqa_examples(used, settings.seed) + bank
+    examples = openbookqa_examples(used, settings.seed, settings.negated_share) + bank
     counts = count_sources([e.source for e in examples])
     model, tokenizer = load_base(threads)
     measure = "held-out gold-fact accuracy"

@@ -34,6 +34,9 @@ class VerifierTraining(AdapterTraining):
     heldout: int = Field(500, ge=0, description="last N OpenBookQA train questions kept out")
     curve_questions: int = Field(200, ge=0, description="held-out questions per curve point")
     entailmentbank_share: float = Field(0.3, ge=0, le=1, description="of its steps, used")
+    negated_share: float = Field(
+        0.25, ge=0, le=1, description="of the questions, also taught their negated fact"
+    )
 
 
 class TrainingReport(BaseModel):

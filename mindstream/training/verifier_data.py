@@ -38,7 +38,11 @@ class Example(BaseModel):
     source: str = ""
 
 
-def openbookqa_examples(questions: list[Question], seed: int = 0) -> list[Example]:
+def openbookqa_examples(
+    questions: list[Question], seed: int = 0, negated_share: float = 0.25
+) -> list[Example]:
+    """`negated_share` of the questions also get their fact negated against the right answer:
+    "X does not Y" must not entail "Y" (TeachMe's support guard trusts this)."""
     rng = random.Random(seed)
     facts = sorted({q.fact for q in questions})
     out: list[Example] = []
@@ -55,7 +59,7 @@ def openbookqa_examples(questions: list[Question], seed: int = 0) -> list[Exampl
                 )
             )
         right = hypotheses[q.answer_index]
-        if rng.random() < 0.25:
+        if rng.random() < negated_share:
             out.append(
                 Example(
                     premises=[negate(q.fact)],

@@ -1,0 +1,110 @@
+"""Against a real vLLM (CPU engine, the embedded model's weights in float32): the likelihood
+scorer over HTTP answers as the in-process scorer does, prefills continue as in-process, and
+the town, TeachMe and memory run on it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from scipy.stats import spearmanr
+from typer.testing import CliRunner
+
+from lm import choose_many, rate_importance
+from lm.served_likelihood import ServedLikelihoodScorer
+from lm.served_scorer import probe
+from mindstream.cli import app
+from mindstream.compose import Parts
+from tests.conftest import DATA
+
+pytestmark = pytest.mark.real_model
+
+runner = CliRunner()
+
+
+def _parts(server) -> Parts:  # type: ignore[no-untyped-def]
+    return Parts.load(
+        flags={
+            "model.spec": server.spec,
+            "model.served.base_url": server.base_url,
+            "model.served.max_concurrency": "32",
+        }
+    )
+
+
+def _served(server) -> list[str]:  # type: ignore[no-untyped-def]
+    return ["--model", server.spec, "--base-url", server.base_url]
+
+
+def test_the_probe_picks_exact_likelihoods(vllm_server) -> None:  # type: ignore[no-untyped-def]
+    parts = _parts(vllm_server)
+    from lm.resolve import endpoint_of
+
+    report = probe(endpoint_of(parts.config.model))
+    assert report.likelihood and report.path == "likelihood"
+    assert isinstance(parts.scorer, ServedLikelihoodScorer)
+
+
+def test_ratings_choices_and_yes_no_match_the_local_scorer(
+    vllm_server, real_chat_model, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    memories = [
+        json.loads(x)["memory"] for x in (DATA / "poignancy.jsonl").read_text().splitlines() if x
+    ]
+    scorer = _parts(vllm_server).scorer
+    served, local = rate_importance(scorer, memories), rate_importance(real_chat_model, memories)
+    rho = spearmanr(local, served).statistic
+    with capsys.disabled():  # shown in every run, not only on failure
+        print(f"\nSpearman(local, vLLM likelihood) over {len(memories)} memories: {rho:.3f}")
+    assert rho >= 0.99
+    assert max(abs(a - b) for a, b in zip(local, served, strict=True)) < 0.05
+    prompts = ["Is the sky blue? Answer:", "Is fire cold? Answer:"]
+    yes = zip(scorer.p_yes_batch(prompts), real_chat_model.p_yes_batch(prompts), strict=True)
+    assert all(abs(a - b) < 0.01 for a, b in yes)
+    request = [("Klaus is hungry. He walks to the", [" bakery", " dentist", " library"])]
+    for baseline in (None, "He walks to the"):  # mean log-likelihoods, and PMI
+        there = choose_many(scorer, request, baseline)[0].scores
+        here = choose_many(real_chat_model, request, baseline)[0].scores
+        assert there == pytest.approx(here, abs=0.02)
+
+
+def test_a_prefilled_reply_continues_as_in_process(vllm_server, real_chat_model) -> None:  # type: ignore[no-untyped-def]
+    chat = _parts(vllm_server).chat_for("interview")
+    for question in ("What are you working on?", "Who do you live with?"):
+        messages = [
+            HumanMessage(f"You are Klaus Mueller, a student. Interviewer: {question}"),
+            AIMessage("Klaus: I"),
+        ]
+        served = chat.invoke(messages, max_tokens=16).text
+        local = real_chat_model.invoke(messages, max_tokens=16).text
+        print(f"\nvLLM:  {served}\nlocal: {local}")
+        assert served.split()[:6] == local.split()[:6]
+        assert "I'm not sure what to say" not in served
+
+
+def test_two_town_ticks_and_an_interview_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    args = ["sim", "run", "smallville", "--hours", "0.34", "--out", str(out), "--no-interviews"]
+    result = runner.invoke(app, [*args, *_served(vllm_server), "--max-concurrency", "32"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "checkpoint.json").read_text())["tick"] == 2
+    question = "What are you doing today?"
+    interview = ["sim", "interview", str(out), "Klaus Mueller", question, *_served(vllm_server)]
+    answer = runner.invoke(app, interview)
+    assert answer.exit_code == 0, answer.output
+    assert "I'm not sure what to say" not in answer.output
+
+
+def test_teach_and_ask_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    store = tmp_path / "taught"
+    moves = "q Can a magnet attract a penny? (A) yes (B) no\nm A magnet cannot attract copper.\n"
+    taught = runner.invoke(
+        app, ["teach", "--store", str(store), *_served(vllm_server)], input=moves + "quit\n"
+    )
+    assert taught.exit_code == 0, taught.output
+    question = "Can a magnet attract a copper pan? (A) yes (B) no"
+    answer = runner.invoke(app, ["ask", question, "--store", str(store), *_served(vllm_server)])
+    print(answer.output)
+    assert answer.exit_code == 0 and "A magnet cannot attract copper." in answer.output

@@ -1,16 +1,19 @@
-"""Benchmark served models: 5 smallville agents for one sim-hour, three ways in one run.
+"""Benchmark served models: 5 smallville agents for one sim-hour, four ways in one run.
 
 1. local batched: the embedded model in this process, each step one batch (the baseline of
    what the machine does without a server);
 2. served, one request at a time: the same model behind `transformers serve` on loopback
    (continuous batching on), every prompt sent alone;
 3. served, concurrent: a tick's requests for all agents in flight together (up to
-   `--max-concurrency`), so the server's continuous batching can batch them.
+   `--max-concurrency`), so the server's continuous batching can batch them;
+4. vLLM, concurrent: the same weights (float32) on vLLM's CPU engine (`make engine`), its
+   decisions through the likelihood scorer, `--vllm-concurrency` requests in flight.
 
-Prints sim-minutes per wall-second and model requests per second for each, and the ratio of
-served concurrent to served sequential (target >= 2x); writes bench/results/served.json.
+Prints wall time, sim-minutes per wall-second, model requests, and the peak RSS of this process
+and of the server's processes for each, the ratio of served concurrent to served sequential
+(target >= 2x) and of vLLM to local batched (target >= 3x); writes bench/results/served.json.
 
-    python bench/bench_served.py [--hours 1.0] [--max-concurrency 8]
+    python bench/bench_served.py [--hours 1.0] [--max-concurrency 8] [--vllm-concurrency 32]
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 from rich.console import Console
 from rich.table import Table
 
@@ -30,7 +36,7 @@ from bench_sim import measure
 
 from lm.config import LocalModelConfig, default_threads
 from lm.loading import cached_smollm2_dir
-from lm.server import ModelServer
+from lm.server import ModelServer, VllmServer, engine_python
 from mindstream.compose import Parts
 
 OUT = Path(__file__).parent / "results" / "served.json"
@@ -40,27 +46,66 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hours", type=float, default=1.0, help="sim-hours per run")
     parser.add_argument("--max-concurrency", type=int, default=8, help="requests in flight")
+    parser.add_argument("--vllm-concurrency", type=int, default=32, help="... to vLLM")
     args = parser.parse_args()
     warm = Parts.load()
     _ = warm.model.backend  # type: ignore[attr-defined]  # load once, outside the timed runs
     _ = warm.embedder.embed_array(["warm up"])
-    runs = {"local batched": measure(True, args.hours)}
+    runs = {"local batched": _watched(None, lambda: measure(True, args.hours))}
     folder = cached_smollm2_dir(LocalModelConfig().cache_dir)
     log = OUT.parent / "served-server.log"
     with ModelServer(folder, threads=default_threads(), log=log) as server:
         _warm_up(server)
-        flags = {
-            "model.spec": server.spec,
-            "model.served.base_url": server.base_url,
-            "model.served.max_concurrency": args.max_concurrency,
-        }
-        runs["served, one request at a time"] = measure(False, args.hours, flags)
-        runs["served, concurrent"] = measure(True, args.hours, flags)
+        flags = _flags(server, args.max_concurrency)
+        runs["served, one request at a time"] = _watched(
+            server, lambda: measure(False, args.hours, flags)
+        )
+        runs["served, concurrent"] = _watched(server, lambda: measure(True, args.hours, flags))
+    if engine_python().is_file():
+        with VllmServer(folder, threads=default_threads(), log=OUT.parent / "vllm.log") as vllm:
+            flags = _flags(vllm, args.vllm_concurrency)
+            runs["vLLM, concurrent"] = _watched(vllm, lambda: measure(True, args.hours, flags))
     ratio = _speed(runs["served, concurrent"]) / _speed(runs["served, one request at a time"])
     result = {"hours": args.hours, "agents": 5, "runs": runs, "concurrent_over_sequential": ratio}
+    if "vLLM, concurrent" in runs:
+        result["vllm_over_local"] = _speed(runs["vLLM, concurrent"]) / _speed(runs["local batched"])
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=1))
-    _print(runs, ratio)
+    _print(runs, result)
+
+
+def _flags(server: ModelServer, concurrency: int) -> dict[str, Any]:
+    return {
+        "model.spec": server.spec,
+        "model.served.base_url": server.base_url,
+        "model.served.max_concurrency": concurrency,
+    }
+
+
+def _watched(server: ModelServer | None, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The run, with the peak RSS (MB) of this process and of the server's process tree,
+    sampled every 0.2 s."""
+    here = psutil.Process()
+    there = psutil.Process(server.process.pid) if server and server.process else None
+    peaks = {"bench_mb": 0.0, "server_mb": 0.0}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            peaks["bench_mb"] = max(peaks["bench_mb"], here.memory_info().rss / 2**20)
+            if there is not None:
+                tree = [there, *there.children(recursive=True)]
+                rss = sum(p.memory_info().rss for p in tree if p.is_running())
+                peaks["server_mb"] = max(peaks["server_mb"], rss / 2**20)
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    watcher.start()
+    try:
+        result = run()
+    finally:
+        done.set()
+        watcher.join()
+    return {**result, **{k: round(v) for k, v in peaks.items()}}
 
 
 def _warm_up(server: ModelServer) -> None:
@@ -73,9 +118,11 @@ def _speed(run: dict[str, Any]) -> float:
     return float(run["sim_minutes_per_wall_second"])
 
 
-def _print(runs: dict[str, dict[str, Any]], ratio: float) -> None:
+def _print(runs: dict[str, dict[str, Any]], result: dict[str, Any]) -> None:
     console = Console()
-    table = Table("run", "wall s", "sim-min / wall-s", "model requests", "requests / s")
+    table = Table(
+        "run", "wall s", "sim-min / wall-s", "model requests", "requests / s", "peak RSS MB"
+    )
     for name, run in runs.items():
         table.add_row(
             name,
@@ -83,11 +130,16 @@ def _print(runs: dict[str, dict[str, Any]], ratio: float) -> None:
             str(run["sim_minutes_per_wall_second"]),
             str(run["requests"]),
             f"{run['requests'] / run['wall_seconds']:.2f}",
+            f"{run['bench_mb']} here + {run['server_mb']} server",
         )
     console.print(table)
-    console.print(
-        f"served concurrent / served one at a time: {ratio:.2f}x (target >= 2x); written {OUT}"
-    )
+    ratio = result["concurrent_over_sequential"]
+    console.print(f"served concurrent / served one at a time: {ratio:.2f}x (target >= 2x)")
+    if "vllm_over_local" in result:
+        console.print(f"vLLM / local batched: {result['vllm_over_local']:.2f}x (target >= 3x)")
+    else:
+        console.print("vLLM not run: the engine is not installed (make engine)")
+    console.print(f"written {OUT}")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from langchain_core.prompts import PromptTemplate
 
 from lm.config import JUDGE_ADAPTER_DIR
-from lm.yes_no import YesNoAdapter, load_yes_no_adapter
+from lm.yes_no import YesNo, load_yes_no_adapter
 
 if TYPE_CHECKING:
     from lm.scoring import Scorer
@@ -81,9 +81,7 @@ class AdapterJudge:
     weights and loaded on its first use (an assistant never loads the contradiction one,
     TeachMe never the replacement one)."""
 
-    def __init__(
-        self, replaces: Callable[[], YesNoAdapter], contradicts: Callable[[], YesNoAdapter]
-    ) -> None:
+    def __init__(self, replaces: Callable[[], YesNo], contradicts: Callable[[], YesNo]) -> None:
         self.replaces_adapter = replaces
         self.contradicts_adapter = contradicts
 
@@ -119,7 +117,7 @@ def load_adapter_judge(
     """The judge on the base model in `base`, with the adapters in `adapters`/replaces and
     `adapters`/contradicts, each loaded (once per process) when first asked."""
 
-    def loader(task: str, probe: str) -> Callable[[], YesNoAdapter]:
+    def loader(task: str, probe: str) -> Callable[[], YesNo]:
         trainer = f"mindstream train judge {task}"
         return lambda: load_yes_no_adapter(base, adapters / task, probe, threads, trainer)
 

@@ -233,11 +233,7 @@ class ServedLikelihoodScorer:
         return next_token_logprobs(self.endpoint, steps)
 
     def _parallel(self, ask: Callable[[T], R], items: list[T]) -> list[R]:
-        workers = min(self.endpoint.config.max_concurrency, len(items))
-        if workers <= 1:
-            return [ask(item) for item in items]
-        with ThreadPoolExecutor(workers, thread_name_prefix="mindstream-likelihood") as pool:
-            return list(pool.map(ask, items))
+        return parallel(ask, items, self.endpoint.config.max_concurrency)
 
     def _measured(self, pairs: list[tuple[str, str]]) -> list[tuple[tuple[int, ...], list[float]]]:
         if not pairs:
@@ -252,6 +248,15 @@ class ServedLikelihoodScorer:
                 seconds=time.perf_counter() - start,
             )
         return scored
+
+
+def parallel(ask: Callable[[T], R], items: list[T], limit: int) -> list[R]:
+    """`ask` of each item, up to `limit` at once (requests to a batching engine)."""
+    workers = min(limit, len(items))
+    if workers <= 1:
+        return [ask(item) for item in items]
+    with ThreadPoolExecutor(workers, thread_name_prefix="mindstream-likelihood") as pool:
+        return list(pool.map(ask, items))
 
 
 def _steps(prompt: list[int], continuation: list[int]) -> list[Step]:

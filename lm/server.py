@@ -178,8 +178,9 @@ def engine_python() -> Path:
 
 class VllmServer(ModelServer):
     """vLLM's OpenAI server (CPU build) as a child process: the fastest engine here, and one
-    that echoes prompt log-probabilities and tokenises chats, so the likelihood scorer and
-    prefills work over HTTP. `kv_cache_gb` bounds its memory."""
+    that gives chosen tokens' log-probabilities and tokenises chats, so the likelihood scorer
+    and prefills work over HTTP; it serves mindstream's adapters too. `kv_cache_gb` bounds its
+    memory."""
 
     def __init__(
         self,
@@ -188,15 +189,21 @@ class VllmServer(ModelServer):
         dtype: str = "float32",
         kv_cache_gb: float = 1.0,
         max_model_len: int = 2048,
+        adapters: bool = True,
         **options: Any,
     ) -> None:
         super().__init__(folder, decision_config=None, **options)
         self.dtype, self.kv_cache_gb, self.max_model_len = dtype, kv_cache_gb, max_model_len
+        self.adapters = adapters
 
     def command(self) -> list[str]:
         command = [str(engine_python()), "-m", "vllm.entrypoints.openai.api_server"]
         command += ["--model", self.model, "--dtype", self.dtype]
         command += ["--max-model-len", str(self.max_model_len)]
+        if self.adapters:  # the verifier and the judge, as LoRA modules (`lm.served_adapters`)
+            from lm.served_adapters import lora_modules
+
+            command += lora_modules()
         return [*command, "--host", self.host, "--port", str(self.port)]
 
     def environment(self) -> dict[str, str]:

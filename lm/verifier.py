@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from langchain_core.prompts import PromptTemplate
 
 from lm.config import VERIFIER_ADAPTER_DIR
-from lm.yes_no import YesNoAdapter, load_yes_no_adapter
+from lm.yes_no import YesNo, load_yes_no_adapter
 
 if TYPE_CHECKING:
     from lm.scoring import Scorer
@@ -78,9 +78,9 @@ class ScorerVerifier:
 
 
 class AdapterVerifier:
-    """The embedded model with the verifier adapter merged in."""
+    """The embedded model with the verifier adapter merged in (or that adapter served)."""
 
-    def __init__(self, adapter: YesNoAdapter) -> None:
+    def __init__(self, adapter: YesNo) -> None:
         self.adapter = adapter
 
     @property

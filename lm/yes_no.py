@@ -15,12 +15,21 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from lm import loading
 
 if TYPE_CHECKING:
     import torch
+
+
+class YesNo(Protocol):
+    """P(yes) for prompts from a trained adapter: in this process, or served (`ServedYesNo`)."""
+
+    load_seconds: float
+    precision: str
+
+    def p_yes(self, prompts: Sequence[str]) -> list[float]: ...
 
 
 class YesNoAdapter:

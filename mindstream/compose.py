@@ -7,6 +7,7 @@ never loads the chat model, and one that talks to a service imports none of it.
 
 from __future__ import annotations
 
+import functools
 import threading
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from agents.teachme import TeachableReasoner
     from lm import CallLedger, Scorer
     from lm.judge import RelationJudge
+    from lm.served_adapters import ServedYesNo
     from lm.verifier import Verifier
     from memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
     from reflection import Reflector
@@ -106,17 +108,35 @@ class Parts:
         return scorer
 
     @cached_property
+    def served_adapters(self) -> set[str]:
+        """mindstream's adapters the configured server serves (vLLM with LoRA modules)."""
+        if not self.config.model.is_served:
+            return set()
+        from lm.resolve import endpoint_of
+        from lm.served_adapters import served_adapters
+
+        return served_adapters(endpoint_of(self.config.model))
+
+    def _served_yes_no(self, adapter: str) -> ServedYesNo:
+        from lm.resolve import endpoint_of
+        from lm.served_adapters import ServedYesNo
+
+        return ServedYesNo(endpoint_of(self.config.model), adapter)
+
+    @cached_property
     def verifier(self) -> Verifier:
-        """TeachMe's proof checker: the trained adapter on the embedded model; a served (or
-        other local) model answers the same yes/no question itself."""
+        """TeachMe's proof checker: the trained adapter on the embedded model, or served as a
+        LoRA module by the server; another model answers the same yes/no question itself."""
         from lm import DEFAULT_MODEL_SPEC
-        from lm.verifier import ScorerVerifier, load_adapter_verifier
+        from lm.verifier import AdapterVerifier, ScorerVerifier, load_adapter_verifier
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
             from lm.loading import cached_smollm2_dir
 
             local = self.config.model.local
             return load_adapter_verifier(cached_smollm2_dir(local.cache_dir), threads=local.threads)
+        if "mindstream-verifier" in self.served_adapters:
+            return AdapterVerifier(self._served_yes_no("mindstream-verifier"))
         return ScorerVerifier(self.scorer_for("teachme-verifier"))
 
     @cached_property
@@ -124,13 +144,19 @@ class Parts:
         """How two statements relate (replaces, contradicts): the trained adapter on the
         embedded model; a served (or other local) model answers the same questions itself."""
         from lm import DEFAULT_MODEL_SPEC
-        from lm.judge import ScorerJudge, load_adapter_judge
+        from lm.judge import AdapterJudge, ScorerJudge, load_adapter_judge
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
             from lm.loading import cached_smollm2_dir
 
             local = self.config.model.local
             return load_adapter_judge(cached_smollm2_dir(local.cache_dir), threads=local.threads)
+        judges = {"mindstream-judge-replaces", "mindstream-judge-contradicts"}
+        if judges <= self.served_adapters:
+            return AdapterJudge(
+                functools.partial(self._served_yes_no, "mindstream-judge-replaces"),
+                functools.partial(self._served_yes_no, "mindstream-judge-contradicts"),
+            )
         return ScorerJudge(self.scorer_for("judge"))
 
     def judge_for(self, policy: StreamConfig) -> DeferredJudge | None:

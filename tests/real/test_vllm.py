@@ -108,3 +108,29 @@ def test_teach_and_ask_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: 
     answer = runner.invoke(app, ["ask", question, "--store", str(store), *_served(vllm_server)])
     print(answer.output)
     assert answer.exit_code == 0 and "A magnet cannot attract copper." in answer.output
+
+
+def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> None:  # type: ignore[no-untyped-def]
+    """The adapters served as LoRA modules give the in-process adapters' probabilities."""
+    from lm.judge import AdapterJudge
+    from lm.verifier import AdapterVerifier
+
+    served, local = _parts(vllm_server), Parts.load()
+    assert isinstance(served.verifier, AdapterVerifier)
+    assert isinstance(served.judge, AdapterJudge)
+    proofs = [
+        (["A magnet attracts iron."], "A magnet can pick up an iron nail."),
+        (["Sound travels fastest through solids like steel."], "Sound travels fastest in steel."),
+        (["Plants need sunlight."], "The moon is made of cheese."),
+    ]
+    there, here = served.verifier.entailment_batch(proofs), local.verifier.entailment_batch(proofs)
+    print(f"\nverifier: vLLM {there}, in-process {here}")
+    assert there == pytest.approx(here, abs=0.02)
+    moves = [("I live in a small flat in Leeds.", "We moved to York last week.")]
+    facts = [("Ice is less dense than water.", "Ice sinks in water.")]
+    assert served.judge.replaces_batch(moves) == pytest.approx(
+        local.judge.replaces_batch(moves), abs=0.02
+    )
+    assert served.judge.contradicts_batch(facts) == pytest.approx(
+        local.judge.contradicts_batch(facts), abs=0.02
+    )

@@ -1,0 +1,80 @@
+"""mindstream's trained adapters (the verifier, the relation judge) served by vLLM as LoRA
+modules (`--enable-lora --lora-modules NAME=DIR`), read with the same two-logit judgement as
+in-process: P(yes) = sigmoid(logit(" Yes") - logit(" No")) after the prompt, which is the two
+tokens' log-probability difference. `mindstream model serve --engine vllm` serves them under
+the names below; a server that lists them in `/v1/models` is asked through them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
+from lm.errors import ServedModelError, ServerRejectedError
+from lm.served import Endpoint
+from lm.served_likelihood import (
+    MAX_TOKENS_ASKED,
+    REQUEST_BATCH,
+    Step,
+    Tokens,
+    next_token_logprobs,
+    packed,
+    parallel,
+)
+
+ADAPTERS = {
+    "mindstream-verifier": VERIFIER_ADAPTER_DIR,
+    "mindstream-judge-replaces": JUDGE_ADAPTER_DIR / "replaces",
+    "mindstream-judge-contradicts": JUDGE_ADAPTER_DIR / "contradicts",
+}
+
+
+def lora_modules(adapters: dict[str, Path] = ADAPTERS) -> list[str]:
+    """vLLM's flags to serve `adapters` (rank 16, as trained)."""
+    modules = [f"{name}={folder}" for name, folder in adapters.items()]
+    limits = ["--max-lora-rank", "16", "--max-loras", str(len(adapters))]
+    return ["--enable-lora", *limits, "--lora-modules", *modules]
+
+
+def served_adapters(endpoint: Endpoint) -> set[str]:
+    """Which of mindstream's adapters the server lists as models (none where it lists none)."""
+    try:
+        listed = endpoint.call(lambda client: client.models.list(), "the list of models")
+    except ServerRejectedError:
+        return set()
+    return {m.id for m in listed.data} & set(ADAPTERS)
+
+
+class ServedYesNo:
+    """P(yes) for prompts from an adapter on the server (the `YesNoAdapter` of a server)."""
+
+    load_seconds = 0.0
+    precision = "served"
+
+    def __init__(self, endpoint: Endpoint, adapter: str) -> None:
+        self.endpoint = endpoint.model_copy(update={"model": adapter})
+        self.tokens = Tokens(self.endpoint)
+        yes, no = self.tokens.of(" Yes"), self.tokens.of(" No")
+        if len(yes) != 1 or len(no) != 1:
+            raise ServedModelError(f"the server's tokenizer splits ' Yes'/' No' ({yes}, {no})")
+        self.yes, self.no = yes[0], no[0]
+
+    def p_yes(self, prompts: Sequence[str]) -> list[float]:
+        if not prompts:
+            return []
+        ids = [tuple(self.tokens.of(p)) for p in prompts]
+        steps: list[Step] = [(i, token) for i in ids for token in (self.yes, self.no)]
+        logprob: dict[Step, float] = {}
+        asked = packed(steps, REQUEST_BATCH, MAX_TOKENS_ASKED)
+        for answer in parallel(
+            lambda chunk: next_token_logprobs(self.endpoint, chunk),
+            asked,
+            self.endpoint.config.max_concurrency,
+        ):
+            logprob.update(answer)
+        return [_sigmoid(logprob[(i, self.yes)] - logprob[(i, self.no)]) for i in ids]
+
+
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))

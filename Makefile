@@ -17,6 +17,7 @@ help:
 	@echo "            (make demo MODEL=openai:<model> BASE_URL=<url>: on a server)"
 	@echo "make test   install (first time), lint, and run every test incl. the real model"
 	@echo "make bench  run the benchmarks in bench/ and write bench/results/"
+	@echo "make engine make .engine/ with vLLM (mindstream model serve --engine vllm)"
 
 install: $(STAMP)
 

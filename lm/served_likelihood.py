@@ -148,7 +148,7 @@ def packed(steps: list[Step], contexts: int, tokens: int) -> list[list[Step]]:
 
 
 class ServedLikelihoodScorer:
-    """A `LikelihoodScorer` on a server: each scored continuation is one request, up to the
+    """A `LikelihoodScorer` on a server: a batch's steps packed into requests, up to the
     endpoint's `max_concurrency` in flight (a batching engine runs them together)."""
 
     def __init__(

@@ -134,3 +134,26 @@ def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> No
     assert served.judge.contradicts_batch(facts) == pytest.approx(
         local.judge.contradicts_batch(facts), abs=0.02
     )
+
+
+def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The assistant with everything on vLLM: the served judge supersedes the old flat, and a
+    chat answer is written from the current memory."""
+    from memory import MemoryStatus
+
+    assistant = _parts(vllm_server).assistant(tmp_path / "memory")
+    stream = assistant.stream
+    leeds = stream.add("I live in a small flat in Leeds.", owner="maya", kind="fact", importance=5)
+    york = stream.add(
+        "We finally signed the lease on the house in York, the boxes went over on Saturday.",
+        owner="maya",
+        kind="fact",
+        importance=5,
+    )
+    print(f"\nLeeds: {stream.get(leeds.id).status.value} {dict(york.metadata)}")
+    assert stream.get(leeds.id).status is MemoryStatus.SUPERSEDED
+    reply = assistant.chat("maya", "Which city do I live in?")
+    print(reply)
+    used = {m.id for m in reply.memories}
+    assert york.id in used and leeds.id not in used
+    stream.close()

@@ -177,3 +177,15 @@ def test_the_install_hint_keeps_its_brackets(
     result = CliRunner().invoke(app, ["model", "serve", "--model-path", str(tmp_path)])
     assert result.exit_code == 2
     assert "pip install 'mindstream[serve]'" in result.output
+
+
+def test_serving_on_vllm_without_the_engine_says_how_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MINDSTREAM_ENGINE_PYTHON", str(tmp_path / "no-python"))
+    (tmp_path / "config.json").write_text("{}")
+    result = CliRunner().invoke(
+        app, ["model", "serve", "--engine", "vllm", "--model-path", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "make engine" in result.output and "Traceback" not in result.output

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
-from lm.errors import ServedModelError, ServerRejectedError
+from lm.errors import ServedModelError, ServerUnreachableError
 from lm.served import Endpoint
 from lm.served_likelihood import (
     MAX_TOKENS_ASKED,
@@ -38,10 +38,15 @@ def lora_modules(adapters: dict[str, Path] = ADAPTERS) -> list[str]:
 
 
 def served_adapters(endpoint: Endpoint) -> set[str]:
-    """Which of mindstream's adapters the server lists as models (none where it lists none)."""
+    """Which of mindstream's adapters the server lists as models (none where it cannot list
+    them: `transformers serve` answers 500 offline)."""
     try:
-        listed = endpoint.call(lambda client: client.models.list(), "the list of models")
-    except ServerRejectedError:
+        listed = endpoint.call(
+            lambda client: client.with_options(max_retries=0).models.list(), "the list of models"
+        )
+    except ServerUnreachableError:
+        raise
+    except ServedModelError:
         return set()
     return {m.id for m in listed.data} & set(ADAPTERS)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -128,13 +129,20 @@ class Parts:
         """TeachMe's proof checker: the trained adapter on the embedded model, or served as a
         LoRA module by the server; another model answers the same yes/no question itself."""
         from lm import DEFAULT_MODEL_SPEC
-        from lm.verifier import AdapterVerifier, ScorerVerifier, load_adapter_verifier
+        from lm.verifier import ScorerVerifier, load_adapter_verifier
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
             from lm.loading import cached_smollm2_dir
 
             local = self.config.model.local
             return load_adapter_verifier(cached_smollm2_dir(local.cache_dir), threads=local.threads)
+        if self.config.model.is_served:
+            return DeferredVerifier(self._served_verifier)  # asks the server on first use
+        return ScorerVerifier(self.scorer_for("teachme-verifier"))
+
+    def _served_verifier(self) -> Verifier:
+        from lm.verifier import AdapterVerifier, ScorerVerifier
+
         if "mindstream-verifier" in self.served_adapters:
             return AdapterVerifier(self._served_yes_no("mindstream-verifier"))
         return ScorerVerifier(self.scorer_for("teachme-verifier"))
@@ -144,13 +152,20 @@ class Parts:
         """How two statements relate (replaces, contradicts): the trained adapter on the
         embedded model; a served (or other local) model answers the same questions itself."""
         from lm import DEFAULT_MODEL_SPEC
-        from lm.judge import AdapterJudge, ScorerJudge, load_adapter_judge
+        from lm.judge import ScorerJudge, load_adapter_judge
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
             from lm.loading import cached_smollm2_dir
 
             local = self.config.model.local
             return load_adapter_judge(cached_smollm2_dir(local.cache_dir), threads=local.threads)
+        if self.config.model.is_served:
+            return DeferredJudge(self._served_judge)  # asks the server on first use
+        return ScorerJudge(self.scorer_for("judge"))
+
+    def _served_judge(self) -> RelationJudge:
+        from lm.judge import AdapterJudge, ScorerJudge
+
         judges = {"mindstream-judge-replaces", "mindstream-judge-contradicts"}
         if judges <= self.served_adapters:
             return AdapterJudge(
@@ -163,7 +178,7 @@ class Parts:
         """The judge for a stream whose change policy asks for one, built on its first use
         (a command that never writes never loads it)."""
         changes = policy.changes
-        return DeferredJudge(self) if changes.enabled and changes.use_judge else None
+        return DeferredJudge(lambda: self.judge) if changes.enabled and changes.use_judge else None
 
     @cached_property
     def embedder(self) -> Any:
@@ -300,16 +315,37 @@ class Parts:
 
 
 class DeferredJudge:
-    """`Parts.judge`, resolved when a write first needs it."""
+    """A judge built when it is first asked (a write that needs it, a served model's adapters
+    looked up), so building parts loads and contacts nothing."""
 
-    def __init__(self, parts: Parts) -> None:
-        self.parts = parts
+    def __init__(self, build: Callable[[], RelationJudge]) -> None:
+        self._build = build
+        self._built: RelationJudge | None = None
+
+    @property
+    def judge(self) -> RelationJudge:
+        if self._built is None:
+            self._built = self._build()
+        return self._built
 
     def replaces_batch(self, pairs: Any) -> list[float]:
-        return self.parts.judge.replaces_batch(pairs)
+        return self.judge.replaces_batch(pairs)
 
     def contradicts_batch(self, pairs: Any) -> list[float]:
-        return self.parts.judge.contradicts_batch(pairs)
+        return self.judge.contradicts_batch(pairs)
+
+
+class DeferredVerifier:
+    """A verifier built when it is first asked (a served model's adapters looked up)."""
+
+    def __init__(self, build: Callable[[], Verifier]) -> None:
+        self._build = build
+        self._built: Verifier | None = None
+
+    def entailment_batch(self, requests: Any) -> list[float]:
+        if self._built is None:
+            self._built = self._build()
+        return self._built.entailment_batch(requests)
 
 
 def _changed(config: ModelT, changes: dict[str, Any]) -> ModelT:

@@ -112,12 +112,10 @@ def test_teach_and_ask_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: 
 
 def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> None:  # type: ignore[no-untyped-def]
     """The adapters served as LoRA modules give the in-process adapters' probabilities."""
-    from lm.judge import AdapterJudge
-    from lm.verifier import AdapterVerifier
+    from lm.served_adapters import ADAPTERS
 
     served, local = _parts(vllm_server), Parts.load()
-    assert isinstance(served.verifier, AdapterVerifier)
-    assert isinstance(served.judge, AdapterJudge)
+    assert served.served_adapters == set(ADAPTERS)
     proofs = [
         (["A magnet attracts iron."], "A magnet can pick up an iron nail."),
         (["Sound travels fastest through solids like steel."], "Sound travels fastest in steel."),
@@ -154,6 +152,7 @@ def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: P
     assert stream.get(leeds.id).status is MemoryStatus.SUPERSEDED
     reply = assistant.chat("maya", "Which city do I live in?")
     print(reply)
-    used = {m.id for m in reply.memories}
-    assert york.id in used and leeds.id not in used
+    used = {m.id: m.status for m in reply.memories}
+    assert used[york.id] == "active"
+    assert used.get(leeds.id, "superseded") == "superseded"  # recalled as history, if at all
     stream.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
@@ -79,6 +80,12 @@ class ServedYesNo:
         ):
             logprob.update(answer)
         return [_sigmoid(logprob[(i, self.yes)] - logprob[(i, self.no)]) for i in ids]
+
+
+@lru_cache(maxsize=16)
+def served_yes_no(endpoint: Endpoint, adapter: str) -> ServedYesNo:
+    """One `ServedYesNo` per adapter and server in a process (it tokenises on creation)."""
+    return ServedYesNo(endpoint, adapter)
 
 
 def _sigmoid(z: float) -> float:

@@ -120,9 +120,9 @@ class Parts:
 
     def _served_yes_no(self, adapter: str) -> ServedYesNo:
         from lm.resolve import endpoint_of
-        from lm.served_adapters import ServedYesNo
+        from lm.served_adapters import served_yes_no
 
-        return ServedYesNo(endpoint_of(self.config.model), adapter)
+        return served_yes_no(endpoint_of(self.config.model), adapter)
 
     @cached_property
     def verifier(self) -> Verifier:

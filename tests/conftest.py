@@ -46,9 +46,11 @@ def real_embedder():  # type: ignore[no-untyped-def]
     return MiniLMEmbeddings()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def model_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """A real `transformers serve` with the embedded model on a loopback port, for the session.
+    """A real `transformers serve` with the embedded model on a loopback port, for the module
+    that uses it: with continuous batching it grows to 10-15 GB, so it must be gone before the
+    next server or the replica set starts (both at once ran the suite out of memory).
 
     Its first chat request sets up continuous batching (seconds), so it is made here.
     """
@@ -67,10 +69,11 @@ def model_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def vllm_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """vLLM's CPU engine (`make engine`) with the embedded model in float32, for the session.
-    Its first start compiles the model (about a minute, cached after)."""
+    """vLLM's CPU engine (`make engine`) with the embedded model in float32, for the module
+    that uses it (4.5 GB; see `model_server`). Its first start compiles the model (about a
+    minute, cached after)."""
     from lm.config import LocalModelConfig
     from lm.loading import cached_smollm2_dir
     from lm.server import ENGINE_HINT, VllmServer, engine_python

@@ -18,8 +18,9 @@ def serve(
     engine: Annotated[
         Literal["transformers", "vllm"],
         typer.Option(
-            help="vllm: the fastest here, exact likelihoods and prefills over HTTP (its own "
-            "virtualenv, `make engine`); transformers: `transformers serve`, /v1/systemone."
+            help="vllm: exact likelihoods, prefills and mindstream's adapters over HTTP, and "
+            "the fastest here in bfloat16 (its own virtualenv, `make engine`); transformers: "
+            "`transformers serve`, /v1/systemone."
         ),
     ] = "transformers",
     model_path: Annotated[

@@ -14,15 +14,7 @@ from pathlib import Path
 from lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
 from lm.errors import ServedModelError, ServerUnreachableError
 from lm.served import Endpoint
-from lm.served_likelihood import (
-    MAX_TOKENS_ASKED,
-    REQUEST_BATCH,
-    Step,
-    Tokens,
-    next_token_logprobs,
-    packed,
-    parallel,
-)
+from lm.served_likelihood import Step, Tokens, parallel, step_logprobs
 
 ADAPTERS = {
     "mindstream-verifier": VERIFIER_ADAPTER_DIR,
@@ -69,16 +61,10 @@ class ServedYesNo:
     def p_yes(self, prompts: Sequence[str]) -> list[float]:
         if not prompts:
             return []
-        ids = [tuple(self.tokens.of(p)) for p in prompts]
+        limit = self.endpoint.config.max_concurrency
+        ids = [tuple(i) for i in parallel(self.tokens.of, list(prompts), limit)]
         steps: list[Step] = [(i, token) for i in ids for token in (self.yes, self.no)]
-        logprob: dict[Step, float] = {}
-        asked = packed(steps, REQUEST_BATCH, MAX_TOKENS_ASKED)
-        for answer in parallel(
-            lambda chunk: next_token_logprobs(self.endpoint, chunk),
-            asked,
-            self.endpoint.config.max_concurrency,
-        ):
-            logprob.update(answer)
+        logprob = step_logprobs(self.endpoint, steps)
         return [_sigmoid(logprob[(i, self.yes)] - logprob[(i, self.no)]) for i in ids]
 
 

@@ -208,46 +208,47 @@ class ServedLikelihoodScorer:
     # ---- requests -----------------------------------------------------------------------
     def _scored_tokens(
         self, pairs: Sequence[tuple[str, str]]
-    ) -> list[tuple[tuple[int, ...], list[float]]]:
-        """Each continuation's token ids and their log-probabilities after its prompt."""
+    ) -> tuple[list[tuple[tuple[int, ...], list[float]]], int]:
+        """Each continuation's token ids and their log-probabilities after its prompt, and
+        the tokens the scored sequences hold."""
         split = [_move_trailing_space(prompt, continuation) for prompt, continuation in pairs]
         if any(not prompt or not continuation for prompt, continuation in split):
             raise ScoringInputError("a served likelihood needs a prompt and a continuation")
         distinct = list(dict.fromkeys(text for pair in split for text in pair))
-        ids = dict(zip(distinct, self._parallel(self.tokens.of, distinct), strict=True))
-        steps = [
-            (tuple(ids[p] + ids[c][:d]), ids[c][d]) for p, c in split for d in range(len(ids[c]))
+        limit = self.endpoint.config.max_concurrency
+        ids = dict(zip(distinct, parallel(self.tokens.of, distinct, limit), strict=True))
+        per_pair = [_steps(ids[p], ids[c]) for p, c in split]
+        logprob = step_logprobs(self.endpoint, [s for steps in per_pair for s in steps])
+        scored = [
+            (tuple(ids[c]), [logprob[step] for step in steps])
+            for (_, c), steps in zip(split, per_pair, strict=True)
         ]
-        logprob: dict[Step, float] = {}
-        for answer in self._parallel(self._ask, packed(steps, REQUEST_BATCH, MAX_TOKENS_ASKED)):
-            logprob.update(answer)
-        return [
-            (
-                tuple(ids[c]),
-                [logprob[(tuple(ids[p] + ids[c][:d]), ids[c][d])] for d in range(len(ids[c]))],
-            )
-            for p, c in split
-        ]
-
-    def _ask(self, steps: list[Step]) -> dict[Step, float]:
-        return next_token_logprobs(self.endpoint, steps)
-
-    def _parallel(self, ask: Callable[[T], R], items: list[T]) -> list[R]:
-        return parallel(ask, items, self.endpoint.config.max_concurrency)
+        return scored, sum(len(ids[p]) + len(ids[c]) for p, c in split)
 
     def _measured(self, pairs: list[tuple[str, str]]) -> list[tuple[tuple[int, ...], list[float]]]:
         if not pairs:
             return []
         start = time.perf_counter()
-        scored = self._scored_tokens(pairs)
+        scored, tokens = self._scored_tokens(pairs)
         if self.ledger is not None:
             self.ledger.record(
                 self.component,
                 calls=len(pairs),
-                prompt_tokens=sum(len(row) for _, row in scored),
+                prompt_tokens=tokens,
                 seconds=time.perf_counter() - start,
             )
         return scored
+
+
+def step_logprobs(endpoint: Endpoint, steps: list[Step]) -> dict[Step, float]:
+    """`next_token_logprobs` of many steps: packed into requests within the server's limits,
+    up to the endpoint's `max_concurrency` in flight."""
+    logprob: dict[Step, float] = {}
+    asked = packed(steps, REQUEST_BATCH, MAX_TOKENS_ASKED)
+    limit = endpoint.config.max_concurrency
+    for answer in parallel(lambda chunk: next_token_logprobs(endpoint, chunk), asked, limit):
+        logprob.update(answer)
+    return logprob
 
 
 def parallel(ask: Callable[[T], R], items: list[T], limit: int) -> list[R]:

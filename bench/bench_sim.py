@@ -27,9 +27,15 @@ from sim.runner import start_run
 OUT = Path(__file__).parent / "results" / "sim.json"
 
 
-def measure(batched: bool, hours: float, flags: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One run from the configuration (file, environment, `flags`), with a fresh ledger."""
-    scenario = load_scenario("smallville")
+def measure(
+    batched: bool,
+    hours: float,
+    flags: dict[str, Any] | None = None,
+    scenario_name: str = "smallville",
+) -> dict[str, Any]:
+    """One run from the configuration (file, environment, `flags`), with a fresh ledger;
+    `framework_share` is the share of the wall time with no model call under way."""
+    scenario = load_scenario(scenario_name)
     parts = Parts.load(flags=flags)
     with tempfile.TemporaryDirectory() as folder:
         run_parts = parts.run_parts(batched=batched)
@@ -40,6 +46,7 @@ def measure(batched: bool, hours: float, flags: dict[str, Any] | None = None) ->
         engine.run(ticks)
         seconds = time.perf_counter() - start
         engine.stream.close()
+        share = 1 - engine.model_seconds / engine.wall_seconds
     agents = len(scenario.agents)
     requests = sum(minds.requests.values())
     return {
@@ -47,6 +54,7 @@ def measure(batched: bool, hours: float, flags: dict[str, Any] | None = None) ->
         "ticks": ticks,
         "wall_seconds": round(seconds, 1),
         "sim_minutes_per_wall_second": round(ticks * engine.clock.tick_minutes / seconds, 3),
+        "framework_share": round(share, 4),
         "requests": requests,
         "requests_per_agent_per_sim_hour": round(requests / agents / hours, 1),
         "per_component": {

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from lm.lazy import attach
 
 if TYPE_CHECKING:
-    from lm.accounting import CallLedger, ComponentUsage
+    from lm.accounting import MODEL_BUSY, BusyClock, CallLedger, ComponentUsage
     from lm.config import (
         DEFAULT_LOCAL_MODEL,
         DEFAULT_MODEL_SPEC,
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         MissingExtraError,
         ModelPackageMissingError,
         RealModelForbiddenError,
+        PortInUseError,
         ScoringInputError,
         ServedModelError,
         ServerBusyError,
@@ -49,6 +50,8 @@ __getattr__, __dir__ = attach(
     __name__,
     {
         "lm.accounting": (
+            "MODEL_BUSY",
+            "BusyClock",
             "CallLedger",
             "ComponentUsage",
         ),
@@ -65,6 +68,7 @@ __getattr__, __dir__ = attach(
             "MissingExtraError",
             "ModelPackageMissingError",
             "RealModelForbiddenError",
+            "PortInUseError",
             "ScoringInputError",
             "ServedModelError",
             "ServerBusyError",
@@ -102,6 +106,8 @@ __getattr__, __dir__ = attach(
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
     "DEFAULT_MODEL_SPEC",
+    "MODEL_BUSY",
+    "BusyClock",
     "CallLedger",
     "Choice",
     "ComponentUsage",

@@ -99,6 +99,46 @@ class CallLedger:
         return _LedgerCallback(self)
 
 
+class BusyClock:
+    """Wall time during which at least one model request is in flight (the union of their
+    intervals, not their sum): what is left of a run's wall time is the framework's own."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._since = 0.0
+        self._seconds = 0.0
+
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        self.enter()
+        try:
+            yield
+        finally:
+            self.leave()
+
+    def enter(self) -> None:
+        with self._lock:
+            if self._in_flight == 0:
+                self._since = time.perf_counter()
+            self._in_flight += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._in_flight = max(self._in_flight - 1, 0)
+            if self._in_flight == 0:
+                self._seconds += time.perf_counter() - self._since
+
+    def seconds(self) -> float:
+        """Busy seconds so far, the current stretch included."""
+        with self._lock:
+            running = time.perf_counter() - self._since if self._in_flight else 0.0
+            return self._seconds + running
+
+
+MODEL_BUSY = BusyClock()  # every served request of this process (`lm.served.Endpoint.call`)
+
+
 class _LedgerCallback(BaseCallbackHandler):
     """Records chat-model runs of any langchain model into a ledger."""
 

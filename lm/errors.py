@@ -52,6 +52,10 @@ class ServerUnreachableError(ServedModelError):
     """No connection to the server (refused, timed out, wrong URL)."""
 
 
+class PortInUseError(ServedModelError):
+    """A server to be started here found its port taken (another server may answer there)."""
+
+
 class ServerRejectedError(ServedModelError):
     """The server answered with a client error: unknown model, bad request, bad API key."""
 

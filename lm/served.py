@@ -9,6 +9,7 @@ its inputs concurrently (bounded), so a batching server sees them together.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -21,6 +22,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import get_config_list
 from pydantic import BaseModel, ConfigDict
 
+from lm.accounting import MODEL_BUSY
 from lm.config import ServedConfig
 from lm.errors import ServerBusyError, ServerRejectedError, ServerUnreachableError
 from lm.prompts import PREFILL_INSTRUCTION
@@ -45,11 +47,15 @@ class Endpoint(BaseModel):
         return _client(self.url, api_key, self.config.timeout, self.config.retries)
 
     def call(self, action: Callable[[Any], T], what: str) -> T:
-        """Run one request; the `openai` client's errors become this layer's typed errors."""
+        """Run one request; the `openai` client's errors become this layer's typed errors.
+
+        At most `max_concurrency` requests to this server are in flight in this process,
+        however many callers (agents, batches) send at once."""
         import openai
 
         try:
-            return action(self.client())
+            with _gate(self.url, self.config.max_concurrency), MODEL_BUSY.busy():
+                return action(self.client())
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
             cause = error.__cause__ or error
             raise ServerUnreachableError(
@@ -75,6 +81,11 @@ def _client(url: str, api_key: str, timeout: float, retries: int) -> Any:
     from openai import OpenAI
 
     return OpenAI(base_url=url, api_key=api_key, timeout=timeout, max_retries=retries)
+
+
+@lru_cache(maxsize=16)
+def _gate(url: str, limit: int) -> threading.BoundedSemaphore:
+    return threading.BoundedSemaphore(limit)
 
 
 def _reason(error: BaseException) -> str:

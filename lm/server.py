@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import httpx
 
-from lm.errors import MissingExtraError, ServerUnreachableError
+from lm.errors import MissingExtraError, PortInUseError, ServerUnreachableError
 
 DECISION_CONFIG = Path(__file__).with_name("decision_config.json")
 SERVE_HINT = "the model server needs the 'serve' extra: pip install 'mindstream[serve]'"
@@ -101,6 +101,7 @@ class ModelServer:
         self.require()
         if not (self.folder / "config.json").is_file():
             raise FileNotFoundError(f"{self.folder}: no transformers model folder (config.json)")
+        self._check_port()
         env = self.environment()
         output = self.log.open("ab") if self.log else subprocess.DEVNULL
         try:
@@ -112,6 +113,20 @@ class ModelServer:
                 output.close()  # type: ignore[union-attr]  # the child has its own copy
         self.wait_ready(timeout)
         return self
+
+    def _check_port(self) -> None:
+        """Refuse a taken port up front: waiting for /health there could be answered by
+        whatever already listens, and the new server would then fail unseen."""
+        with socket.socket() as probe:
+            # As the servers bind: a port left in TIME_WAIT by a stopped server is free.
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((self.host, self.port))
+            except OSError:
+                raise PortInUseError(
+                    f"port {self.port} on {self.host} is in use (another server?); "
+                    "choose another with --port, or --port 0 for a free one"
+                ) from None
 
     def environment(self) -> dict[str, str]:
         env = {

@@ -7,6 +7,7 @@ crash never leaves an indexed memory that was not stored.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -64,6 +65,7 @@ class MemoryStream:
         self._owners: dict[str, OwnerState] = {}
         self._graph = CitationGraph()
         self._pending: dict[str, MemoryRecord] = {}
+        self._flushing = threading.Lock()
         for records, vectors in store.load():
             self._index(records, vectors)
 
@@ -298,10 +300,12 @@ class MemoryStream:
 
     def flush(self) -> None:
         """Write pending last-access updates to the store (batched), and nothing else: a status
-        another process set in the meantime stays."""
-        if self._pending:
-            self.store.update(list(self._pending.values()), fields=("last_accessed_at",))
-            self._pending.clear()
+        another process set in the meantime stays. Safe beside retrievals of other owners in
+        other threads (a town's agents plan concurrently over a served model)."""
+        with self._flushing:
+            pending, self._pending = self._pending, {}
+            if pending:
+                self.store.update(list(pending.values()), fields=("last_accessed_at",))
 
     def close(self) -> None:
         self.flush()

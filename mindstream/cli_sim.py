@@ -93,7 +93,8 @@ def run(
     console.print(
         f"simulated {engine.tick * engine.clock.tick_minutes / 60:.1f} sim-hours of "
         f"{len(engine.agents)} agents in {summary.wall_seconds:.0f} s wall time "
-        f"(every segment), {summary.model_requests} model requests"
+        f"(every segment; {summary.framework_share:.1%} of it framework, the rest waiting on "
+        f"the model), {summary.model_requests} model requests"
     )
     console.print(f"report: {summary.report}")
     if server is not None:

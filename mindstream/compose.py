@@ -295,8 +295,17 @@ class Parts:
 
     def minds(self, *, batched: bool = True) -> Minds:
         from agents.generative import Minds
+        from lm import MODEL_BUSY
 
-        return Minds(self.model, self.scorer, batched=batched, ledger=self.ledger)
+        served = self.config.model.is_served
+        return Minds(
+            self.model,
+            self.scorer,
+            batched=batched,
+            concurrent=batched and served,
+            ledger=self.ledger,
+            clock=MODEL_BUSY if served else None,
+        )
 
     def run_parts(self, *, batched: bool = True, keep_config: bool = True) -> RunParts:
         """Everything a sandbox run is built from, and the effective configuration the run

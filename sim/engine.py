@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -60,6 +61,7 @@ class Engine:
         self.reflector = Reflector(stream, minds.counted_model("reflection"), reflection)
         self.tick = 0
         self.wall_seconds = 0.0  # over every segment of the run, resumed ones included
+        self.model_seconds = 0.0  # of which a model call was under way
         self.pending: list[EventSpec] = sorted(scenario.events, key=lambda e: e.at)
         self.rng = random.Random(self.config.seed)
         self.log_size = 0
@@ -89,19 +91,15 @@ class Engine:
 
     def step(self) -> list[Event]:
         """One tick; memories are stored during it, the checkpoint after it."""
-        started = time.perf_counter()
+        started, busy = time.perf_counter(), self.minds.clock.seconds()
         self.tick += 1
         if self.tick == 1:
             self._seed()
         moment = self.clock.now()
         agents = list(self.agents.values())
         events = self._apply_due(moment)
-        refresh_summaries(agents, self.minds, moment)
-        planners = [a for a in agents if a.config.cognition.plans]
-        memories, planned = plan_days(planners, self.minds, moment, self.tick)
-        events += planned
-        events += decompose(planners, self.minds, moment)
-        events += choose_places(agents, self.world, self.minds, moment)
+        memories, prepared = self._prepare(agents, moment)
+        events += prepared
         self._follow_plans(moment)
         memories += self._perceive(agents, moment)
         self.stream.add_many(memories)
@@ -110,8 +108,34 @@ class Engine:
         events.append(self._whereabouts(moment))
         self.clock.tick()
         self.wall_seconds += time.perf_counter() - started
+        self.model_seconds += self.minds.clock.seconds() - busy
         self._commit(events)
         return events
+
+    def _prepare(
+        self, agents: list[GenerativeAgent], moment: datetime
+    ) -> tuple[list[NewMemory], list[Event]]:
+        """Summaries, day plans, decomposition and places. An agent's steps depend only on its
+        own earlier ones: over a served model each agent runs them on its own thread, so the
+        server gets every agent's next request as soon as it is ready (no phase waits for the
+        slowest agent); in-process, each phase is one batch over all agents."""
+        groups = [[a] for a in agents] if self.minds.concurrent else [agents]
+        if len(groups) == 1:
+            results = [self._prepare_group(groups[0], moment)]
+        else:
+            with ThreadPoolExecutor(len(groups), thread_name_prefix="mindstream-agent") as pool:
+                results = list(pool.map(lambda g: self._prepare_group(g, moment), groups))
+        return [m for r in results for m in r[0]], [e for r in results for e in r[1]]
+
+    def _prepare_group(
+        self, agents: list[GenerativeAgent], moment: datetime
+    ) -> tuple[list[NewMemory], list[Event]]:
+        refresh_summaries(agents, self.minds, moment)
+        planners = [a for a in agents if a.config.cognition.plans]
+        memories, events = plan_days(planners, self.minds, moment, self.tick)
+        events += decompose(planners, self.minds, moment)
+        events += choose_places(agents, self.world, self.minds, moment)
+        return memories, events
 
     def _seed(self) -> None:
         moment = self.clock.now()
@@ -266,6 +290,7 @@ class Engine:
             "requests": dict(self.minds.requests),
             "ledger": self.minds.ledger.as_dict(),
             "wall_seconds": self.wall_seconds,
+            "model_seconds": self.model_seconds,
         }
 
     def set_state(self, state: dict[str, Any]) -> None:
@@ -279,4 +304,5 @@ class Engine:
         self.rng.setstate((version, tuple(internal), gauss))
         self.log_size = int(state["log_size"])
         self.wall_seconds = float(state.get("wall_seconds", 0.0))
+        self.model_seconds = float(state.get("model_seconds", 0.0))
         self.minds.restore_counts(state["requests"], state["ledger"])

@@ -45,6 +45,7 @@ class RunSummary(BaseModel):
     tick_minutes: int = 10
     agents: list[str] = []
     wall_seconds: float = 0.0
+    framework_share: float = 0.0  # of the wall time, with no model call under way
     sim_minutes_per_wall_second: float = 0.0
     model_requests: int = 0
     requests: dict[str, int] = {}

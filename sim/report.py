@@ -27,7 +27,8 @@ def write_report(folder: RunFolder, summary: RunSummary) -> Path:
         f"model `{summary.model}`, {'batched' if summary.batched else 'unbatched'} calls; "
         f"wall time {summary.wall_seconds:.0f} s "
         f"({summary.sim_minutes_per_wall_second:.2f} sim-minutes per wall-second), "
-        f"{summary.model_requests} model requests.",
+        f"{summary.framework_share:.1%} of it with no model call under way (the framework's "
+        f"own share), {summary.model_requests} model requests.",
         _metrics(summary.metrics),
         f"![where everyone was]({plot.name})" if plot else "",
         "## Model calls per component",

@@ -119,6 +119,7 @@ def summarize(engine: Engine, model: str, *, interviews: bool = True) -> RunSumm
         tick_minutes=engine.clock.tick_minutes,
         agents=list(engine.agents),
         wall_seconds=wall,
+        framework_share=1 - engine.model_seconds / wall if wall else 0.0,
         sim_minutes_per_wall_second=sim_minutes / wall if wall else 0.0,
         model_requests=sum(engine.minds.requests.values()),
         requests=dict(engine.minds.requests),

@@ -4,6 +4,7 @@ log-probability and chat-only decision paths, prefills, concurrency and one-line
 from __future__ import annotations
 
 import math
+import socket
 import threading
 import time
 from pathlib import Path
@@ -189,3 +190,31 @@ def test_serving_on_vllm_without_the_engine_says_how_in_one_line(
     )
     assert result.exit_code == 2
     assert "make engine" in result.output and "Traceback" not in result.output
+
+
+def test_serving_on_a_taken_port_or_a_missing_folder_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(
+            app,
+            ["model", "serve", "--engine", "transformers", "--model-path", str(tmp_path)]
+            + ["--port", str(port)],
+        )
+    assert result.exit_code == 2 and _one_error_line(result.output)
+    assert f"port {port} on 127.0.0.1 is in use" in result.output
+    missing = tmp_path / "nowhere"
+    result = CliRunner().invoke(
+        app, ["model", "serve", "--engine", "transformers", "--model-path", str(missing)]
+    )
+    assert result.exit_code == 2 and _one_error_line(result.output)
+    assert f"{missing}: no transformers model folder" in result.output
+
+
+def _one_error_line(output: str) -> bool:
+    lines = output.splitlines()
+    return "Traceback" not in output and [n for n, line in enumerate(lines) if "error" in line] == [
+        len(lines) - 1
+    ]

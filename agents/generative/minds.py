@@ -6,15 +6,17 @@ the batching benchmark. Every call is counted per component in a `CallLedger`.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from lm import CallLedger, Choice, Scorer, choose_many, rate_importance
+from lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
 
 
 class Minds:
@@ -26,11 +28,22 @@ class Minds:
         scorer: Scorer,
         *,
         batched: bool = True,
+        concurrent: bool = False,
         ledger: CallLedger | None = None,
+        clock: BusyClock | None = None,
     ) -> None:
         self.ledger = ledger or CallLedger()
         self.requests: Counter[str] = Counter()  # prompts sent, per component
         self.batched = batched
+        # Calls from several threads overlap (a served model): a town then runs each agent's
+        # steps on its own instead of one phase at a time over all agents.
+        self.concurrent = concurrent
+        self._counting = threading.Lock()
+        # Time with a model call under way; the rest of a run's wall time is the framework's
+        # own. A served model's clock is given (it times the HTTP requests themselves); an
+        # in-process model's is this one, timing each call.
+        self.clock = clock or BusyClock()
+        self._times_calls = clock is None
         self._model = model
         self._scorer = scorer
 
@@ -71,11 +84,12 @@ class Minds:
         # Generation is counted through the callback (the local model's own ledger sees
         # only scoring), so every chat model reports its tokens the same way.
         config = {"callbacks": [self.ledger.callback()], "metadata": {"component": component}}
-        replies = [
-            str(r.content).strip()
-            for chunk in self._chunks(messages)
-            for r in model.batch(chunk, config=config, max_tokens=max_tokens)
-        ]
+        with self._busy():
+            replies = [
+                str(r.content).strip()
+                for chunk in self._chunks(messages)
+                for r in model.batch(chunk, config=config, max_tokens=max_tokens)
+            ]
         return [reply.split("\n\n")[0].strip() for reply in replies]
 
     def choose(
@@ -87,28 +101,36 @@ class Minds:
         """The best option of each request (see `lm.choose_many` for `baseline`)."""
         scorer = self._for(self._scorer, component)
         self._count(component, len(requests))
-        return [
-            c
-            for chunk in self._chunks(list(requests))
-            for c in choose_many(scorer, chunk, baseline)
-        ]
+        with self._busy():
+            return [
+                c
+                for chunk in self._chunks(list(requests))
+                for c in choose_many(scorer, chunk, baseline)
+            ]
 
     def p_yes(self, prompts: Sequence[str], component: str) -> list[float]:
         scorer = self._for(self._scorer, component)
         self._count(component, len(prompts))
-        return [p for chunk in self._chunks(list(prompts)) for p in scorer.p_yes_batch(chunk)]
+        with self._busy():
+            return [p for chunk in self._chunks(list(prompts)) for p in scorer.p_yes_batch(chunk)]
 
     def rate_importance(self, texts: Sequence[str]) -> list[float]:
         """Poignancy 1-10 of new memories: the memory stream's rater."""
         scorer = self._for(self._scorer, "importance")
         self._count("importance", len(texts))
-        return [r for chunk in self._chunks(list(texts)) for r in rate_importance(scorer, chunk)]
+        with self._busy():
+            chunks = self._chunks(list(texts))
+            return [r for chunk in chunks for r in rate_importance(scorer, chunk)]
+
+    def _busy(self) -> AbstractContextManager[None]:
+        return self.clock.busy() if self._times_calls else nullcontext()
 
     def _chunks(self, items: list[Any]) -> list[list[Any]]:
         return [items] if self.batched else [[item] for item in items]
 
     def _count(self, component: str, calls: int) -> None:
-        self.requests[component] += calls
+        with self._counting:
+            self.requests[component] += calls
 
     def _for(self, model: Any, component: str) -> Any:
         """A view of a model or scorer that records its own calls (the local model's scoring,
@@ -134,6 +156,16 @@ class _Counter(BaseCallbackHandler):
     ) -> None:
         component = str((metadata or {}).get("component", "chat"))
         self._minds._count(component, len(messages))
+        if self._minds._times_calls:
+            self._minds.clock.enter()
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        if self._minds._times_calls:
+            self._minds.clock.leave()
+
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+        if self._minds._times_calls:
+            self._minds.clock.leave()
 
 
 def _messages(prompt: str | tuple[str, str]) -> list[BaseMessage]:

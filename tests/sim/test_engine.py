@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,30 @@ def test_an_objects_new_state_supersedes_what_an_agent_saw_of_it() -> None:
     assert f"{stove} is burning" in recalled and f"{stove} is heating soup" not in recalled
     people = [r for r in stream.records("Ann Lee") if r.text.startswith("Bob Ray is")]
     assert people and all(r.status is MemoryStatus.ACTIVE for r in people)
+
+
+def test_over_a_served_model_each_agent_plans_on_its_own_thread_to_the_same_plans() -> None:
+    """`Minds.concurrent` (a served model): every agent's summary, plan, decomposition and
+    place go out from its own thread, none waiting for another agent's phase; the plans,
+    places and request counts are those of the batched run."""
+    runs = {}
+    for concurrent in (False, True):
+        minds = scripted_minds(yes=0.0)
+        minds.concurrent = concurrent
+        threads: set[str] = set()
+        generate = minds.generate
+
+        def spy(prompts, component, max_tokens, generate=generate, threads=threads):  # type: ignore[no-untyped-def]
+            threads.add(threading.current_thread().name)
+            return generate(prompts, component, max_tokens)
+
+        minds.generate = spy  # type: ignore[method-assign]
+        stream = MemoryStream(InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance)
+        engine = Engine(scenario(), stream, minds, CONFIG)
+        engine.step()
+        plans = {n: [s.describe() for s in a.plan.steps] for n, a in engine.agents.items()}
+        places = {n: a.location for n, a in engine.agents.items()}
+        runs[concurrent] = (plans, places, dict(minds.requests), threads)
+    assert runs[True][:3] == runs[False][:3]
+    assert len([t for t in runs[True][3] if t.startswith("mindstream-agent")]) == 2
+    assert not [t for t in runs[False][3] if t.startswith("mindstream-agent")]

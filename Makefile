@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install demo test test-fast lint bench clean-cache help browser haproxy engine
+.PHONY: install demo serve test test-fast lint bench clean-cache help browser haproxy engine
 
 help:
 	@echo "make demo   install (first time) and run the town on the embedded model"
@@ -18,6 +18,7 @@ help:
 	@echo "make test   install (first time), lint, and run every test incl. the real model"
 	@echo "make bench  run the benchmarks in bench/ and write bench/results/"
 	@echo "make engine make .engine/ with vLLM (mindstream model serve --engine vllm)"
+	@echo "make serve  install both (first time) and serve the embedded model on vLLM"
 
 install: $(STAMP)
 
@@ -56,6 +57,12 @@ SERVED := $(if $(MODEL),--model $(MODEL)) $(if $(BASE_URL),--base-url $(BASE_URL
 demo: $(STAMP)
 	rm -rf out/demo
 	$(VENV)/bin/mindstream sim run smallville --hours 2 --out out/demo $(SERVED)
+
+# A model server for the demo above: vLLM (`make engine`) on 127.0.0.1:$(PORT) with the embedded
+# model; it prints the MODEL and BASE_URL to pass. Ctrl-C stops it.
+PORT ?= 8000
+serve: $(STAMP) $(ENGINE_STAMP)
+	$(VENV)/bin/mindstream model serve --port $(PORT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -125,7 +125,9 @@ class BusyClock:
 
     def leave(self) -> None:
         with self._lock:
-            self._in_flight = max(self._in_flight - 1, 0)
+            if self._in_flight == 0:  # an end without a start (a callback's error path)
+                return
+            self._in_flight -= 1
             if self._in_flight == 0:
                 self._seconds += time.perf_counter() - self._since
 

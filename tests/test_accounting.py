@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.console import Console
 
-from lm import CallLedger
+from lm import BusyClock, CallLedger
 from lm.fakes import ScriptedChatModel
 
 
@@ -36,3 +38,22 @@ def test_table_renders_every_component() -> None:
     console.print(ledger.table())
     text = console.export_text()
     assert "reflect" in text and "total" in text
+
+
+def test_busy_clock_counts_overlapping_calls_once_and_the_gaps_not_at_all() -> None:
+    clock = BusyClock()
+    with clock.busy():
+        time.sleep(0.05)
+        with clock.busy():  # a second call in flight at the same time: no extra time
+            time.sleep(0.05)
+    time.sleep(0.3)  # nothing in flight: the framework's time, not counted
+    first = clock.seconds()
+    assert 0.1 <= first < 0.3
+    clock.enter()
+    time.sleep(0.05)
+    assert clock.seconds() >= first + 0.05  # a call under way counts while it runs
+    clock.leave()
+    counted = clock.seconds()
+    clock.leave()  # an end without a start adds nothing
+    time.sleep(0.3)
+    assert clock.seconds() == counted

@@ -175,7 +175,9 @@ def test_the_install_hint_keeps_its_brackets(
         importlib.util, "find_spec", lambda name, *a: None if name == "fastapi" else real(name, *a)
     )
     (tmp_path / "config.json").write_text("{}")
-    result = CliRunner().invoke(app, ["model", "serve", "--model-path", str(tmp_path)])
+    result = CliRunner().invoke(
+        app, ["model", "serve", "--engine", "transformers", "--model-path", str(tmp_path)]
+    )
     assert result.exit_code == 2
     assert "pip install 'mindstream[serve]'" in result.output
 

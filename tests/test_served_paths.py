@@ -200,11 +200,8 @@ def test_serving_on_a_taken_port_or_a_missing_folder_is_one_line(tmp_path: Path)
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = CliRunner().invoke(
-            app,
-            ["model", "serve", "--engine", "transformers", "--model-path", str(tmp_path)]
-            + ["--port", str(port)],
-        )
+        serve = ["model", "serve", "--engine", "transformers", "--model-path", str(tmp_path)]
+        result = CliRunner().invoke(app, [*serve, "--port", str(port)])
     assert result.exit_code == 2 and _one_error_line(result.output)
     assert f"port {port} on 127.0.0.1 is in use" in result.output
     missing = tmp_path / "nowhere"

@@ -1,5 +1,6 @@
-"""The engine: every tick, every agent plans, moves, perceives, reacts and talks; the model
-calls of all agents in a step go out as one batch (`Minds`)."""
+"""The engine: every tick, every agent plans, moves, perceives, reacts and talks. In-process,
+the model calls of all agents in a step go out as one batch (`Minds`); over a served model
+each agent plans on its own thread, so the server is never idle waiting for a phase."""
 
 from __future__ import annotations
 

@@ -99,11 +99,13 @@ class CausalLMBackend:
         batch_size: int,
         seed: int | None = None,
         min_new_tokens: int = 0,
+        stop: Sequence[str] = (),
     ) -> list[Completion]:
         """Generate for all prompts, `batch_size` at a time with left padding.
 
         Decoding is memory-bandwidth bound (every step reads all weights), so a batch costs
-        little more per step than one prompt, but it runs until its longest reply ends.
+        little more per step than one prompt, but it runs until its longest reply ends (or
+        reaches a `stop` string: the text after it is not returned, so it is not generated).
         """
         if seed is not None:
             torch.manual_seed(seed)
@@ -114,7 +116,12 @@ class CausalLMBackend:
             for index, completion in zip(
                 chunk,
                 self._generate_chunk(
-                    [prompts[i] for i in chunk], max_new_tokens, min_new_tokens, temperature, top_p
+                    [prompts[i] for i in chunk],
+                    max_new_tokens,
+                    min_new_tokens,
+                    temperature,
+                    top_p,
+                    stop,
                 ),
                 strict=True,
             ):
@@ -128,6 +135,7 @@ class CausalLMBackend:
         min_new_tokens: int,
         temperature: float,
         top_p: float,
+        stop: Sequence[str] = (),
     ) -> list[Completion]:
         tok = self.tokenizer
         tok.padding_side = "left"  # type: ignore[attr-defined]
@@ -139,6 +147,7 @@ class CausalLMBackend:
             min_new_tokens=min_new_tokens,
             pad_token_id=tok.pad_token_id,  # type: ignore[attr-defined]
             **(sampling if temperature > 0 else {"do_sample": False}),
+            **({"stop_strings": list(stop), "tokenizer": tok} if stop else {}),
         )
         new_tokens = output[:, enc["input_ids"].shape[1] :]
         eos = tok.eos_token_id  # type: ignore[attr-defined]

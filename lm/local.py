@@ -91,7 +91,7 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        completion = self._complete([self.chat_prompt(messages)], **kwargs)[0]
+        completion = self._complete([self.chat_prompt(messages)], stop=stop, **kwargs)[0]
         return ChatResult(generations=[_to_generation(completion, stop)])
 
     def batch(
@@ -121,7 +121,8 @@ class LocalChatModel(BaseChatModel):
         )
         stop = kwargs.pop("stop", None)
         try:
-            completions = self._complete([self.chat_prompt(m) for m in message_lists], **kwargs)
+            prompts = [self.chat_prompt(m) for m in message_lists]
+            completions = self._complete(prompts, stop=stop, **kwargs)
         except Exception as error:
             for run in runs:
                 run.on_llm_error(error)
@@ -135,7 +136,9 @@ class LocalChatModel(BaseChatModel):
             messages.append(generation.message)
         return messages
 
-    def _complete(self, prompts: list[str], **overrides: Any) -> list[Completion]:
+    def _complete(
+        self, prompts: list[str], stop: list[str] | None = None, **overrides: Any
+    ) -> list[Completion]:
         # `max_tokens` is the name every backend understands; `max_new_tokens` is transformers'.
         if "max_tokens" in overrides:
             overrides["max_new_tokens"] = overrides.pop("max_tokens")
@@ -149,6 +152,7 @@ class LocalChatModel(BaseChatModel):
             top_p=settings.top_p,
             batch_size=settings.generation_batch_size,
             seed=settings.seed,
+            stop=stop or (),
         )
 
     # ---- Scorer ----------------------------------------------------------------------

@@ -18,6 +18,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
 
+BREAK = "\n\n"  # a reply ends at its first blank line: nothing after it is generated
+
 
 class Minds:
     """Generation, choice among options and yes/no for a list of prompts at once."""
@@ -88,9 +90,9 @@ class Minds:
             replies = [
                 str(r.content).strip()
                 for chunk in self._chunks(messages)
-                for r in model.batch(chunk, config=config, max_tokens=max_tokens)
+                for r in model.batch(chunk, config=config, max_tokens=max_tokens, stop=[BREAK])
             ]
-        return [reply.split("\n\n")[0].strip() for reply in replies]
+        return [reply.split(BREAK)[0].strip() for reply in replies]
 
     def choose(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -271,13 +272,15 @@ def _actions(
 def choose_places(
     agents: Sequence[GenerativeAgent], world: Places, minds: Minds, moment: datetime
 ) -> list[Event]:
-    """Where each agent goes for its current step: area, then room, chosen by the model."""
+    """Where each agent goes for its current step: the area and room the plan names ("at the
+    Oak Hill College library", "in the kitchen", "go home"), else chosen by the model among
+    the world's own; an area with one room needs no question."""
     due = [(a, s) for a in agents if (s := a.doing(moment)) is not None and s.place is None]
     if not due:
         return []
     areas = world.areas()
-    named = [_named_area(a, s, areas, world, moment) for a, s in due]
-    unnamed = [(a, s) for (a, s), area in zip(due, named, strict=True) if area is None]
+    named = [_named_place(_plan_text(a, moment), a, areas, world) for a, _ in due]
+    unnamed = [(a, s) for (a, s), (area, _) in zip(due, named, strict=True) if area is None]
     area_prompts = [
         AREA.format(name=a.name, home=a.persona.home, areas=", ".join(areas), activity=s.activity)
         for a, s in unnamed
@@ -285,19 +288,10 @@ def choose_places(
     chosen = iter(
         c.option for c in minds.choose([(p, areas) for p in area_prompts], "place", PLACE_BASELINE)
     )
-    picked = [area if area is not None else next(chosen) for area in named]
-    room_requests = [
-        (
-            ROOM.format(
-                name=a.name, area=area, rooms=", ".join(world.rooms(area)), activity=s.activity
-            ),
-            world.rooms(area),
-        )
-        for (a, s), area in zip(due, picked, strict=True)
-    ]
-    rooms = [c.option for c in minds.choose(room_requests, "place", PLACE_BASELINE)]
+    picked = [(area, room) if area is not None else (next(chosen), None) for area, room in named]
+    rooms = _rooms(due, picked, world, minds)
     events = []
-    for (agent, step), area, room in zip(due, picked, rooms, strict=True):
+    for (agent, step), (area, _), room in zip(due, picked, rooms, strict=True):
         place = f"{area}: {room}"
         agent.plan.set_place(step, place)
         if place != agent.location:
@@ -306,18 +300,66 @@ def choose_places(
     return events
 
 
-def _named_area(
-    agent: GenerativeAgent, step: PlanStep, areas: list[str], world: Places, moment: datetime
-) -> str | None:
-    """The area the plan itself names ("lunch at Hobbs Cafe", "go home", "sleep"), if any;
-    the model is asked only when the plan names none."""
-    broad = " ".join(s.activity for s in agent.plan.steps if s.covers(moment)).lower()
-    for area in sorted(areas, key=len, reverse=True):
-        if area.lower() in broad:
-            return area
-    if any(word in broad.split() for word in ("home", "sleep", "bed")):
-        return world.area_of(agent.persona.home)
-    return None
+def _rooms(
+    due: list[tuple[GenerativeAgent, PlanStep]],
+    picked: list[tuple[str, str | None]],
+    world: Places,
+    minds: Minds,
+) -> list[str]:
+    """The named room, the only room, or the model's choice among the area's rooms."""
+    known = [
+        room or (world.rooms(area)[0] if len(world.rooms(area)) == 1 else None)
+        for area, room in picked
+    ]
+    asked = [
+        (
+            ROOM.format(
+                name=a.name, area=area, rooms=", ".join(world.rooms(area)), activity=s.activity
+            ),
+            world.rooms(area),
+        )
+        for (a, s), (area, _), room in zip(due, picked, known, strict=True)
+        if room is None
+    ]
+    chosen = iter(c.option for c in minds.choose(asked, "place", PLACE_BASELINE))
+    return [room if room is not None else next(chosen) for room in known]
+
+
+def _plan_text(agent: GenerativeAgent, moment: datetime) -> str:
+    """Every level of the plan now under way ("work on the paper at the library" and its
+    current action), lower-cased: where the plan names a place."""
+    return " ".join(s.activity for s in agent.plan.steps if s.covers(moment)).lower()
+
+
+def _named_place(
+    text: str, agent: GenerativeAgent, areas: list[str], world: Places
+) -> tuple[str | None, str | None]:
+    """The area and room the plan names, either of them None when it names none: an area by
+    name ("lunch at Hobbs Cafe") or as home ("go home", "sleep"), or a room found in one area
+    only ("study in the library"); then a room of that area by name ("in the kitchen"), or
+    the agent's own room to sleep at home."""
+    area = next((a for a in sorted(areas, key=len, reverse=True) if a.lower() in text), None)
+    home_area = world.area_of(agent.persona.home)
+    if area is None and any(word in text.split() for word in ("home", "sleep", "bed")):
+        area = home_area
+    if area is None:
+        unique = _rooms_named(text, [(a, r) for a in areas for r in world.rooms(a)])
+        area = unique[0][0] if len({a for a, _ in unique}) == 1 else None
+    if area is None:
+        return None, None
+    rooms = _rooms_named(text, [(area, r) for r in world.rooms(area)])
+    if rooms:
+        return area, rooms[0][1]
+    resting = any(word in text.split() for word in ("sleep", "bed"))
+    home_room = agent.persona.home.split(": ", 1)[1]
+    at_home = resting and area == home_area and home_room in world.rooms(area)
+    return area, home_room if at_home else None
+
+
+def _rooms_named(text: str, places: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (area, room) pairs whose room the text names as a phrase, longest names first."""
+    ordered = sorted(places, key=lambda place: len(place[1]), reverse=True)
+    return [(a, r) for a, r in ordered if re.search(rf"\b{re.escape(r.lower())}\b", text)]
 
 
 def _minutes(start: datetime, end: datetime) -> int:

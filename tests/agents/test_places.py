@@ -1,0 +1,82 @@
+"""Where an agent goes for a step: the place its plan names, else the model's choice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import pytest
+
+from agents.generative import GenerativeAgent, Minds, choose_places
+from agents.generative.persona import Persona
+from agents.generative.plan import Plan, PlanStep
+from lm import LogLikelihood
+from lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
+from memory import InMemoryStore, MemoryStream
+from sim.world import World
+
+NOW = datetime(2023, 2, 14, 13, 0, tzinfo=UTC)
+WORLD = World(
+    {
+        "Oak Hill College": {"classroom": {"desks": "idle"}, "library": {"bookshelf": "idle"}},
+        "Oak Hill College dorm": {"Klaus's room": {"bed": "idle"}, "kitchen": {"stove": "idle"}},
+        "Hobbs Cafe": {"cafe": {"counter": "idle"}},
+    }
+)
+
+
+class Contrary(FakeScorer):
+    """A model that would always pick the classroom or the cafe (after the agent's own prompt,
+    not after the neutral baseline): what the plan names must win over it. Every option it is
+    asked about is recorded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.options: list[str] = []
+
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        self.options += [text for _, text in pairs]
+        favoured = [
+            "Klaus" in prompt and text in ("classroom", "Hobbs Cafe") for prompt, text in pairs
+        ]
+        return [
+            LogLikelihood(total=s, mean=s, tokens=1) for s in (0.0 if f else -5.0 for f in favoured)
+        ]
+
+
+def _placed(activity: str) -> tuple[str | None, list[str]]:
+    scorer = Contrary()
+    minds = Minds(ScriptedChatModel(rules={}, default=""), scorer)
+    persona = Persona(name="Klaus Mueller", age=20, home="Oak Hill College dorm: Klaus's room")
+    stream = MemoryStream(InMemoryStore(), HashEmbeddings())
+    agent = GenerativeAgent(persona, stream, location="Hobbs Cafe: cafe")
+    agent.plan = Plan(steps=[PlanStep(start=NOW, minutes=60, activity=activity)])
+    choose_places([agent], WORLD, minds, NOW)
+    return agent.location, scorer.options
+
+
+@pytest.mark.parametrize(
+    ("activity", "place"),
+    [
+        ("work on his research paper at the Oak Hill College library", "Oak Hill College: library"),
+        ("study physics in the library", "Oak Hill College: library"),
+        (
+            "cook dinner in the kitchen of the Oak Hill College dorm",
+            "Oak Hill College dorm: kitchen",
+        ),
+        ("sleep", "Oak Hill College dorm: Klaus's room"),
+    ],
+)
+def test_the_place_the_plan_names_wins_over_the_models_choice(activity: str, place: str) -> None:
+    located, asked = _placed(activity)
+    assert located == place
+    assert not asked  # area and room both named: no question
+
+
+def test_an_area_with_one_room_needs_no_question_and_an_unnamed_one_is_chosen() -> None:
+    located, asked = _placed("have coffee at Hobbs Cafe")
+    assert located == "Hobbs Cafe: cafe" and not asked
+    located, asked = _placed("go to class at Oak Hill College")
+    assert located == "Oak Hill College: classroom" and "library" in asked
+    located, asked = _placed("relax for a while")
+    assert located == "Hobbs Cafe: cafe" and "Oak Hill College" in asked

@@ -351,7 +351,7 @@ def _named_place(
     if rooms:
         return area, rooms[0][1]
     resting = any(word in text.split() for word in ("sleep", "bed"))
-    home_room = agent.persona.home.split(": ", 1)[1]
+    home_room = agent.persona.home.partition(": ")[2]
     at_home = resting and area == home_area and home_room in world.rooms(area)
     return area, home_room if at_home else None
 

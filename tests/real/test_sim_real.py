@@ -29,7 +29,9 @@ def test_two_agents_on_the_real_model(real_chat_model, real_embedder, tmp_path: 
     assert all(a.location for a in engine.agents.values())
     kinds = {r.kind for r in engine.stream.records("Ann Lee")}
     assert MemoryKind.PLAN in kinds
-    assert minds.requests["place"] > 0 and minds.requests["importance"] > 0
+    # Every area here has one room: the model is asked for an area only where the plan names
+    # none ("go home", "the cafe"), so place questions may be none at all.
+    assert minds.requests["importance"] > 0
     summary = summarize(engine, "local:smollm2-135m")
     answers = [a.answer for a in summary.interviews]
     assert len(answers) == 4 and sum(bool(a) for a in answers) >= 3

@@ -12,13 +12,14 @@ import threading
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from mindstream.config import MindstreamConfig, load_config
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -323,38 +324,36 @@ class Parts:
         )
 
 
-class DeferredJudge:
-    """A judge built when it is first asked (a write that needs it, a served model's adapters
-    looked up), so building parts loads and contacts nothing."""
+class _OnFirstUse(Generic[T]):
+    """What `build` makes, built when it is first asked for, so building parts loads and
+    contacts nothing (a write that needs the judge, a served model's adapters looked up)."""
 
-    def __init__(self, build: Callable[[], RelationJudge]) -> None:
+    def __init__(self, build: Callable[[], T]) -> None:
         self._build = build
-        self._built: RelationJudge | None = None
+        self._built: T | None = None
 
     @property
-    def judge(self) -> RelationJudge:
+    def built(self) -> T:
         if self._built is None:
             self._built = self._build()
         return self._built
 
+
+class DeferredJudge(_OnFirstUse["RelationJudge"]):
+    """A relation judge built on first use."""
+
     def replaces_batch(self, pairs: Any) -> list[float]:
-        return self.judge.replaces_batch(pairs)
+        return self.built.replaces_batch(pairs)
 
     def contradicts_batch(self, pairs: Any) -> list[float]:
-        return self.judge.contradicts_batch(pairs)
+        return self.built.contradicts_batch(pairs)
 
 
-class DeferredVerifier:
-    """A verifier built when it is first asked (a served model's adapters looked up)."""
-
-    def __init__(self, build: Callable[[], Verifier]) -> None:
-        self._build = build
-        self._built: Verifier | None = None
+class DeferredVerifier(_OnFirstUse["Verifier"]):
+    """A verifier built on first use."""
 
     def entailment_batch(self, requests: Any) -> list[float]:
-        if self._built is None:
-            self._built = self._build()
-        return self._built.entailment_batch(requests)
+        return self.built.entailment_batch(requests)
 
 
 def _changed(config: ModelT, changes: dict[str, Any]) -> ModelT:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from mindstream.cli_support import clean_errors, configured, console
 
@@ -14,6 +21,10 @@ if TYPE_CHECKING:
     from mindstream.compose import Parts
     from mindstream.service.live import LiveServer
     from sim import Engine
+
+# One run call covers at most a sim-week: a longer one is almost surely a typo (1e9), and a
+# run is resumable, so a longer stay is several calls.
+MAX_SIM_HOURS = 168
 
 app = typer.Typer(
     help="Generative agents in a sandbox town (Park et al. 2023).", no_args_is_help=True
@@ -29,7 +40,11 @@ def run(
         str, typer.Argument(help="A built-in scenario (smallville) or a YAML file.")
     ] = "smallville",
     hours: Annotated[
-        float, typer.Option(help="Sim-hours to run (from the start or the checkpoint).")
+        float,
+        typer.Option(
+            help="Sim-hours to run (from the start or the checkpoint): above 0, at most "
+            f"{MAX_SIM_HOURS} (a sim-week; resume to go on)."
+        ),
     ] = 2.0,
     out: Annotated[
         Path, typer.Option(help="Run folder: memory store, checkpoint, log, config, report.")
@@ -66,8 +81,7 @@ def run(
     from sim import load_scenario
     from sim.runner import check_inputs, resume_run, saved_config, start_run, summarize
 
-    if hours <= 0:
-        raise ValueError(f"--hours must be above 0 (got {hours:g})")
+    check_hours(hours)
     events = [_event(item) for item in event or []]
     whispers = [_whisper(item) for item in whisper or []]
     if resume:
@@ -102,6 +116,12 @@ def run(
         server.wait()
 
 
+def check_hours(hours: float) -> None:
+    """Before anything is created: nan, inf and 1e9 are refused in one line."""
+    if not (math.isfinite(hours) and 0 < hours <= MAX_SIM_HOURS):
+        raise ValueError(f"--hours must be above 0 and at most {MAX_SIM_HOURS} (got {hours:g})")
+
+
 def _serve_live(engine: Engine, out: Path, parts: Parts, port: int) -> LiveServer:
     from mindstream.service.live import LiveServer
 
@@ -131,6 +151,8 @@ def _advance(engine: Engine, ticks: int) -> None:
         TextColumn("{task.completed}/{task.total} ticks"),
         TextColumn("{task.fields[calls]} model requests"),
         TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
         console=console,
     ) as progress:
         task = progress.add_task(_label(engine), total=ticks, calls=0)

@@ -92,8 +92,11 @@ class Scenario(BaseModel):
         world = World(self.world)
         names = [a.name for a in self.agents]
         for n, agent in enumerate(self.agents):
-            if names.count(agent.name) > 1:
-                raise _FieldError(f"agents.{n}.name", f"duplicate agent {agent.name!r}")
+            if agent.name in names[:n]:
+                first = names.index(agent.name)
+                raise _FieldError(
+                    f"agents.{n}.name", f"duplicate agent {agent.name!r} (also agents.{first})"
+                )
             for field in ("home", "location"):
                 _place(world, getattr(agent, field), f"agents.{n}.{field}", room=True)
         for n, event in enumerate(self.events):

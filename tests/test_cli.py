@@ -100,3 +100,12 @@ def test_a_bad_event_leaves_no_run_folder(
     result = runner.invoke(app, ["sim", "run", "--out", str(out), flag, value])
     assert result.exit_code == 2 and message in result.output, result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize("hours", ["nan", "inf", "1e9", "-inf", "169"])
+def test_hours_that_are_not_a_finite_stay_leave_no_run_folder(hours: str, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["sim", "run", "--out", str(out), "--hours", hours])
+    assert result.exit_code == 2, result.output
+    assert "--hours must be above 0 and at most 168" in result.output
+    assert "Traceback" not in result.output and not out.exists()

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import re
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.generative.components import Cognition
+from agents.generative.plan import parse_timed
+
+# The head of a timed routine item ("9:30 am" in "9:30 am: go to work").
+_CLOCK = re.compile(r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?", re.IGNORECASE)
 
 
 class Persona(BaseModel):
@@ -22,6 +29,25 @@ class Persona(BaseModel):
         default_factory=list,
         description="a usual day in broad strokes; used when the model's plan cannot be parsed",
     )
+
+    @field_validator("routine")
+    @classmethod
+    def _timed_items_in_order(cls, routine: list[str]) -> list[str]:
+        """A routine item that starts with a time must be a time of day, and times run in
+        order (the fallback plan resumes from the item in progress): "25:99 xm" is refused
+        here, not skipped in the middle of a run."""
+        day, previous = datetime(2000, 1, 1), None
+        for n, item in enumerate(routine):
+            head, colon, _ = item.partition(": ")
+            if not colon or not head[:1].isdigit():
+                continue
+            at, _ = parse_timed(item, day)
+            if at is None or not _CLOCK.fullmatch(head.strip()):
+                raise ValueError(f"item {n}: {head!r} is not a time of day (write '9:30 am: ...')")
+            if previous is not None and at < previous:
+                raise ValueError(f"item {n}: {head!r} comes before the item above it")
+            previous = at
+        return routine
 
     @property
     def first_name(self) -> str:

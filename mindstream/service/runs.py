@@ -1,9 +1,10 @@
 """Run folders as the town pages see them: the world, the typed events, and an agent's mind
 (plan, memories, reflections with their evidence, scored recall).
 
-A finished run's store is opened on first use and kept (chroma loads in a second, then every
-click is fast); a run that is still going in this process (`sim run --serve`) is read through
-the engine's own stream instead, since the store is locked by its writer.
+A finished run's memories are read into this process on first use and its store is closed at
+once: the pages never hold the run's lock, so `sim interview` and `sim run --resume` work
+beside them. The snapshot is read again when the store on disk changes. A run that is still
+going in this process (`sim run --serve`) is read through the engine's own stream instead.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from memory import MemoryStream
     from mindstream.compose import Parts
 
+Stamp = tuple[int, ...]
 _NAME = re.compile(r"^[\w.\- ]{1,120}$")
 
 
@@ -80,7 +82,7 @@ class RunViews:
         self.root = root
         self.parts = parts
         self.live = live if live is not None else {}
-        self._streams: dict[str, MemoryStream] = {}
+        self._streams: dict[str, tuple[Stamp, MemoryStream]] = {}  # name -> (stamp, memories)
 
     def names(self) -> list[str]:
         if not self.root.is_dir():
@@ -145,22 +147,30 @@ class RunViews:
         return [FoundOut.of(m) for m in found]
 
     def stream(self, name: str) -> MemoryStream:
+        """The run's memories as of the store's last write (read only: pages never touch)."""
         if name in self.live:
             return self.live[name]
-        if name not in self._streams:
-            from memory import ChromaStore, MemoryStream
+        folder = self.folder(name) / "memory"
+        if not folder.is_dir():
+            raise RunNotFound(f"run {name!r} has no memory store (no {folder})")
+        stamp = _stamp(folder.parent)
+        cached = self._streams.get(name)
+        if cached is None or cached[0] != stamp:
+            self._streams[name] = (stamp, self._snapshot(folder))
+        return self._streams[name][1]
 
-            folder = self.folder(name) / "memory"
-            if not folder.is_dir():
-                raise RunNotFound(f"run {name!r} has no memory store (no {folder})")
-            store = ChromaStore.persistent(folder)
-            config = self.parts.config.sim.stream
-            self._streams[name] = MemoryStream(store, self.parts.embedder, config=config)
-        return self._streams[name]
+    def _snapshot(self, folder: Path) -> MemoryStream:
+        """The stream keeps every record and vector in memory; closing its store releases the
+        folder's lock and leaves it readable."""
+        from memory import ChromaStore, MemoryStream
+
+        store = ChromaStore.persistent(folder)
+        config = self.parts.config.sim.stream
+        stream = MemoryStream(store, self.parts.embedder, config=config)
+        stream.close()
+        return stream
 
     def close(self) -> None:
-        for stream in self._streams.values():
-            stream.close()
         self._streams.clear()
 
     def _plan(self, folder: Path, agent: str) -> list[PlanNode]:
@@ -171,6 +181,13 @@ class RunViews:
     def _now(self, folder: Path) -> datetime | None:
         now = _checkpoint(folder).get("now")
         return datetime.fromisoformat(now) if now else None
+
+
+def _stamp(run: Path) -> Stamp:
+    """When the run last moved on: a writer saves its checkpoint and events every tick (the
+    store's own files change on every open, so they cannot say it)."""
+    files = [run / "checkpoint.json", run / "events.jsonl", run / "summary.json"]
+    return tuple(p.stat().st_mtime_ns if p.is_file() else 0 for p in files)
 
 
 def _checkpoint(folder: Path) -> dict[str, Any]:

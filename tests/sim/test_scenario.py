@@ -71,6 +71,31 @@ def test_event_before_the_start_and_unknown_object_are_named(tmp_path: Path) -> 
         load_scenario(_write(tmp_path, events=missing))
 
 
+def test_a_duplicate_agent_is_named_at_its_second_place(tmp_path: Path) -> None:
+    agents = scenario().model_dump(mode="json")["agents"]
+    path = _write(tmp_path, agents=[*agents, agents[0]])
+    late = len(agents)
+    with pytest.raises(ScenarioError, match=rf"agents.{late}.name: duplicate .* \(also agents.0\)"):
+        load_scenario(path)
+
+
+@pytest.mark.parametrize(
+    ("routine", "message"),
+    [
+        (["25:99 xm: wake up"], r"item 0: '25:99 xm' is not a time of day"),
+        (["8:00 am: wake up", "9:00 xm: eat"], r"item 1: '9:00 xm' is not a time of day"),
+        (["11:00 am: work", "9:00 am: eat"], r"item 1: '9:00 am' comes before the item above"),
+    ],
+)
+def test_a_routine_time_that_is_no_time_of_day_is_named(
+    tmp_path: Path, routine: list[str], message: str
+) -> None:
+    agents = scenario().model_dump(mode="json")["agents"]
+    agents[1]["routine"] = routine
+    with pytest.raises(ScenarioError, match=rf"^town.yaml: agents.1.routine: {message}"):
+        load_scenario(_write(tmp_path, agents=agents))
+
+
 def test_missing_file_and_bad_yaml(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match="no such scenario file"):
         load_scenario(tmp_path / "nope.yaml")

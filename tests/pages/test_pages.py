@@ -35,6 +35,11 @@ def test_town_replay_conversation_plan_and_reflection_evidence(
         f"\ntown page load ({len(summary['agents'])} agents, {summary['ticks']} ticks): "
         f"drawn {drawn:.0f} ms after navigation"
     )
+    last = summary["ticks"]
+    assert tab.locator("#tick-label").inner_text() == f"tick {last} of {last}"  # opens at its end
+    doing = tab.locator(".activity")
+    assert doing.count() == len(summary["agents"])  # every activity readable without hovering
+    assert all(len(text.split()) > 1 for text in doing.all_inner_texts())
     tick = _busiest_conversation_tick()
     tab.locator("#scrubber").fill(str(tick))
     assert tab.locator("#tick-label").inner_text().startswith(f"tick {tick} ")

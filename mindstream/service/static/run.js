@@ -39,10 +39,12 @@ function drawMap() {
       const cell = el("div", { class: "room", "data-place": place }, el("div", { class: "label" }, room));
       for (const [name, where] of Object.entries(at)) {
         if (where.place !== place) continue;
-        cell.append(el("button", {
-          class: "agent" + (name === state.selected ? " selected" : ""), title: `${name}: ${where.doing}`,
+        // The activity is written beside the agent, not hidden in a hover title.
+        cell.append(el("div", { class: "resident" }, el("button", {
+          class: "agent" + (name === state.selected ? " selected" : ""), title: name,
           "data-agent": name, onclick: () => openMind(name),
-        }, initials(name)));
+        }, initials(name)), el("span", { class: "activity", "data-agent": name },
+          el("b", {}, name.split(" ")[0]), ` ${where.doing}`)));
       }
       for (const talk of talks.filter((t) => t.place === place)) {
         const lines = talk.lines.length ? talk.lines : [[talk.first, "(nothing said)"]];
@@ -171,8 +173,9 @@ async function start() {
     indexTicks();
     $("scrubber").addEventListener("input", (e) => setTick(Number(e.target.value)));
     $("play").addEventListener("click", togglePlay);
-    // A finished run replays from the start; a live one opens at its newest tick and follows.
-    setTick(state.overview.finished ? 1 : Number($("scrubber").max));
+    // A run opens at its newest tick (a finished one at its end, Play replays it from the
+    // start); a live one follows.
+    setTick(Number($("scrubber").max));
     if (!state.overview.finished) follow();
     performance.mark("run-drawn");
   } catch (error) { showError($("error"), error); }

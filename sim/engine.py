@@ -155,10 +155,7 @@ class Engine:
                 events.append(Event(type="event", place=event.place, state=event.state))
             elif event.agent is not None and event.inner_voice is not None:
                 agent = self.agents[event.agent]
-                whispers.append(
-                    agent.memory(event.inner_voice, moment, inner_voice=True, tick=self.tick)
-                )
-                agent.plan_date = None  # re-plan the day with the new memory
+                whispers.append(agent.hear(event.inner_voice, moment, self.tick))
                 events.append(Event(type="inner_voice", agent=agent.name, text=event.inner_voice))
         self.stream.add_many(whispers)
         return events

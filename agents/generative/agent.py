@@ -14,6 +14,10 @@ from agents.generative.persona import AgentConfig, Persona
 from agents.generative.plan import Plan, PlanStep
 from memory import MemoryKind, MemoryStream, NewMemory, new_memory
 
+# A whisper is the user speaking to the agent directly: it ranks near the top of what the agent
+# recalls (importance is 1-10) whatever a small model would rate it.
+INNER_VOICE_IMPORTANCE = 9.0
+
 
 class GenerativeAgent:
     """One inhabitant of the sandbox; see `cognition` for perceive, plan, react, converse."""
@@ -37,6 +41,7 @@ class GenerativeAgent:
         self.chatted: dict[str, datetime] = {}
         self.busy_until: datetime | None = None
         self.yesterday = "had an ordinary day."
+        self.intentions: list[str] = []  # inner-voice instructions the next day plan must see
         # Recalling sets last access, as in the paper; an evaluation that restores the agent
         # under several conditions turns it off, so one condition cannot change the next.
         self.touches = True
@@ -47,10 +52,32 @@ class GenerativeAgent:
 
     # ---- memory ------------------------------------------------------------------------
     def memory(
-        self, text: str, moment: datetime, kind: MemoryKind | str = "observation", **meta: Any
+        self,
+        text: str,
+        moment: datetime,
+        kind: MemoryKind | str = "observation",
+        importance: float | None = None,
+        **meta: Any,
     ) -> NewMemory:
-        """A memory of this agent, stamped with sim time (not yet stored: the caller batches)."""
-        return new_memory(text=text, owner=self.name, kind=kind, created_at=moment, metadata=meta)
+        """A memory of this agent, stamped with sim time (not yet stored: the caller batches);
+        without an importance the stream has the model rate it."""
+        return new_memory(
+            text=text,
+            owner=self.name,
+            kind=kind,
+            importance=importance,
+            created_at=moment,
+            metadata=meta,
+        )
+
+    def hear(self, voice: str, moment: datetime, tick: int) -> NewMemory:
+        """An inner-voice instruction (the paper's whisper): remembered as highly important,
+        and the day is planned again with it in view."""
+        self.intentions.append(voice)
+        self.plan_date = None
+        return self.memory(
+            voice, moment, importance=INNER_VOICE_IMPORTANCE, inner_voice=True, tick=tick
+        )
 
     def seed_memories(self, moment: datetime, tick: int = 0) -> list[NewMemory]:
         return [self.memory(text, moment, seed=True, tick=tick) for text in self.persona.memories]
@@ -131,6 +158,7 @@ class GenerativeAgent:
             "chatted": {k: v.isoformat() for k, v in self.chatted.items()},
             "busy_until": self.busy_until.isoformat() if self.busy_until else None,
             "yesterday": self.yesterday,
+            "intentions": list(self.intentions),
         }
 
     def set_state(self, state: dict[str, Any]) -> None:
@@ -143,6 +171,7 @@ class GenerativeAgent:
         self.chatted = {k: datetime.fromisoformat(v) for k, v in state["chatted"].items()}
         self.busy_until = _time(state["busy_until"])
         self.yesterday = state["yesterday"]
+        self.intentions = list(state.get("intentions", []))
 
 
 def _time(value: str | None) -> datetime | None:

@@ -108,6 +108,7 @@ def plan_days(
                 summary=a.description(),
                 name=a.name,
                 yesterday=a.yesterday,
+                intentions="".join(f"{a.name}'s inner voice: {v}\n" for v in a.intentions),
                 date=moment.strftime("%A %B %d"),
                 time=now,
                 count=a.config.plan_steps[1],
@@ -125,9 +126,11 @@ def plan_days(
         if len(steps) - 1 < agent.config.plan_steps[0] and agent.persona.routine:
             steps = day_steps(agent, upcoming(agent.persona.routine, moment), moment)
             source = "routine (the model's plan had too few usable steps)"
-        if agent.plan.day():
-            agent.yesterday = "planned to " + "; ".join(s.activity for s in agent.plan.day()[:4])
+        earlier = agent.plan.day()
+        if earlier and earlier[0].start.date() < moment.date():  # not a re-plan of today
+            agent.yesterday = "planned to " + "; ".join(s.activity for s in earlier[:4])
         agent.plan, agent.plan_date = Plan(steps=steps), today
+        agent.intentions = []  # this plan has seen them; the memories stay
         listing = "; ".join(s.describe() for s in steps)
         memories.append(
             agent.memory(

@@ -26,6 +26,7 @@ SUMMARY_PREFILL = PromptTemplate.from_template("{name}")
 DAY_PLAN = PromptTemplate.from_template(
     "{summary}\n"
     "Yesterday {name} {yesterday}\n"
+    "{intentions}"
     "Today is {date}. It is now {time}. Write {name}'s plan for the rest of today in "
     "{count} broad steps, one per line, each with its start time, like this:\n"
     "1) 8:00 am: have breakfast at home\n2) 9:00 am: work at the office\n3) 12:00 pm: eat lunch"

@@ -97,6 +97,29 @@ def test_inner_voice_is_remembered_and_triggers_a_new_day_plan() -> None:
     assert "You want to run for mayor." in texts
 
 
+def test_a_whisper_is_highly_important_and_the_new_plan_is_asked_with_it() -> None:
+    engine = _engine(yes=0.0)
+    engine.step()
+    bob = engine.agents["Bob Ray"]
+    yesterday = bob.yesterday
+    engine.whisper("Bob Ray", "You want to run for mayor.")
+    model = engine.minds.model
+    asked = len(model.prompts)  # type: ignore[attr-defined]
+    engine.step()
+    plans = [p for p in model.prompts[asked:] if "Write Bob Ray's plan" in p]  # type: ignore[attr-defined]
+    assert len(plans) == 1 and "Bob Ray's inner voice: You want to run for mayor." in plans[0]
+    voice = next(m for m in engine.stream.records("Bob Ray") if m.metadata.get("inner_voice"))
+    assert voice.importance == 9.0
+    assert (
+        bob.intentions == [] and bob.yesterday == yesterday
+    )  # a re-plan of today is not yesterday
+    restored = _engine(yes=0.0)
+    state = engine.get_state()
+    state["agents"]["Bob Ray"]["intentions"] = ["Call the mayor."]
+    restored.set_state(state)
+    assert restored.agents["Bob Ray"].intentions == ["Call the mayor."]
+
+
 def _final_state(folder: Path) -> tuple[dict[str, object], list[tuple[str, str, str, str]]]:
     engine, _ = resume_run(folder, _parts())
     state = engine.get_state()

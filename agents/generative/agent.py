@@ -110,15 +110,9 @@ class GenerativeAgent:
         change detection lets the object's new state supersede the old one."""
         fresh = [text for text in texts if text not in self.seen]
         self.seen = list(texts)
-        about = subjects or {}
+        about: dict[str, Any] = {t: {"subject": s} for t, s in (subjects or {}).items()}
         return [
-            self.memory(
-                text,
-                moment,
-                "observation",
-                tick=tick,
-                **({"subject": about[text]} if text in about else {}),
-            )
+            self.memory(text, moment, "observation", tick=tick, **about.get(text, {}))
             for text in fresh
         ]
 

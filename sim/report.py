@@ -9,6 +9,7 @@ from typing import Any
 
 from sim.checkpoint import RunFolder
 from sim.events import Event, RunSummary
+from sim.happenings import Happenings, happenings
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:
@@ -30,6 +31,7 @@ def write_report(folder: RunFolder, summary: RunSummary) -> Path:
         f"{summary.framework_share:.1%} of it with no model call under way (the framework's "
         f"own share), {summary.model_requests} model requests.",
         _metrics(summary.metrics),
+        *_happened(happenings(events)),
         f"![where everyone was]({plot.name})" if plot else "",
         "## Model calls per component",
         "Seconds add up each request's time: against a server, concurrent requests overlap, so "
@@ -53,6 +55,33 @@ def write_report(folder: RunFolder, summary: RunSummary) -> Path:
     path = folder.root / "report.md"
     path.write_text("\n\n".join(p for p in parts if p) + "\n", encoding="utf-8")
     return path
+
+
+def _happened(found: Happenings) -> list[str]:
+    """Injected events with who saw and who reacted, whispers, and the day's counts."""
+    plans = ", ".join(f"{n} by the {source}" for source, n in sorted(found.plans.items()))
+    ended = ", ".join(f"{n} {why}" for why, n in sorted(found.ended_by.items())) or "none"
+    parts = [
+        "## What happened",
+        f"Day plans: {plans or 'none'}. Conversations: {found.conversations} "
+        f"({found.lines} lines; ended: {ended}). Reactions: {found.reactions}. "
+        f"Reflections: {found.reflections} ({found.insights} insights).",
+    ]
+    if found.events:
+        rows = [
+            [
+                e.time[11:16],
+                f"{e.place} is {e.state}",
+                ", ".join(f"{a} ({p:.2f})" for a, p in e.saw.items()) or "nobody",
+                ", ".join(e.reacted) or "nobody",
+            ]
+            for e in found.events
+        ]
+        parts.append(_table(["time", "event", "saw it (P react)", "reacted"], rows))
+    if found.whispers:
+        rows = [[w.time[11:16], w.agent, w.text] for w in found.whispers]
+        parts.append(_table(["time", "whispered to", "inner voice"], rows))
+    return parts
 
 
 def _metrics(metrics: dict[str, Any]) -> str:

@@ -1,0 +1,40 @@
+"""The report's account of a run: each injected event with who saw it and who reacted,
+whispers, and the day's counts, taken from the typed log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lm.fakes import HashEmbeddings
+from sim import SimConfig
+from sim.happenings import happenings
+from sim.runner import RunParts, start_run, summarize
+from tests.sim.conftest import scenario, scripted_minds
+
+
+def test_an_event_its_witnesses_their_reactions_and_a_whisper_are_counted(tmp_path: Path) -> None:
+    parts = RunParts(
+        minds=scripted_minds(0.9), embedder=HashEmbeddings(), sim=SimConfig(reflect=False)
+    )
+    engine = start_run(scenario(), tmp_path / "run", parts)
+    engine.run(2)  # past the first conversation and its cooldown
+    room = engine.agents["Ann Lee"].location
+    thing = f"{room}: {next(iter(engine.world.objects(*room.split(': '))))}"
+    engine.inject(thing, "burning")
+    engine.whisper("Bob Ray", "You want to run for mayor.")
+    engine.run(2)
+    found = happenings(engine.folder.events())  # type: ignore[union-attr]
+    assert found.plans == {"model": 3}  # both agents' days, and Bob's again after the whisper
+    (fire,) = found.events
+    assert fire.place == thing and fire.state == "burning"
+    assert fire.saw and set(fire.reacted) == set(fire.saw)  # P(react) 0.9 for everyone
+    assert [(w.agent, w.text) for w in found.whispers] == [
+        ("Bob Ray", "You want to run for mayor.")
+    ]
+    assert found.conversations >= 1 and found.lines >= 2
+    summary = summarize(engine, "scripted", interviews=False)
+    assert summary.report is not None
+    text = Path(summary.report).read_text()
+    assert "## What happened" in text
+    assert f"| {thing} is burning | Ann Lee (0.90), Bob Ray (0.90) | Ann Lee, Bob Ray |" in text
+    assert "You want to run for mayor." in text

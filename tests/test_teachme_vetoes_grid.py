@@ -3,7 +3,7 @@ written by hand."""
 
 from __future__ import annotations
 
-from mindstream.experiments.teachme_vetoes import Row, block_grid, choose_block, grid
+from mindstream.experiments.teachme_vetoes import Row, block_grid, choose, choose_block, grid
 
 # The negated fact denies choice 0 (the judge agrees, the verifier weakly entails it); the core
 # fact reads to the judge as showing choice 0 false, wrongly, at 0.4, with no support either;
@@ -17,12 +17,17 @@ ROWS: list[Row] = [
 
 
 def test_blocks_are_vetoes_at_looser_thresholds_and_spare_what_the_fact_supports() -> None:
-    vetoes = {(p["floor"], p["margin"]): p for p in grid(ROWS, support=0.5)}
+    vetoes = {
+        (p["floor"], p["margin"]): p for p in grid(ROWS, support=0.5) if p["overruled_at"] is None
+    }
     assert vetoes[(0.1, 0.1)]["denied_ruled_out"] == 1.0
-    blocks = {(p["floor"], p["margin"]): p for p in block_grid(ROWS, support=0.5)}
+    blocks = {
+        (p["floor"], p["margin"]): p for p in block_grid(ROWS, support=0.5, overruled_at=None)
+    }
     assert blocks[(0.1, 0.1)] == {
         "floor": 0.1,
         "margin": 0.1,
+        "overruled_at": None,
         "denied_blocked": 1.0,
         "right_blocked": 0.5,
     }
@@ -31,5 +36,28 @@ def test_blocks_are_vetoes_at_looser_thresholds_and_spare_what_the_fact_supports
 
 
 def test_the_chosen_block_keeps_the_right_proofs_within_budget() -> None:
-    best = choose_block(block_grid(ROWS, support=0.5))
+    best = choose_block(block_grid(ROWS, support=0.5, overruled_at=None))
     assert best["right_blocked"] == 0.0 and best["denied_blocked"] == 1.0
+
+
+# A denial the verifier reads as support (0.8): kept by the support guard, ruled out once the
+# judge's clear lead (0.8) overrules it; a core fact the judge misreads as clearly denying what
+# it supports is then a wrong veto, which the budget counts.
+DENIAL_READ_AS_SUPPORT: list[Row] = [
+    (0, 0, [0.9, 0.1], [0.8, 0.1]),
+    (None, 0, [0.2, 0.1], [0.9, 0.1]),
+    (None, 0, [0.9, 0.1], [0.9, 0.1]),
+]
+
+
+def test_a_clear_judge_overrules_the_verifiers_support_and_its_cost_is_counted() -> None:
+    points = {
+        (p["overruled_at"], p["floor"], p["margin"]): p for p in grid(DENIAL_READ_AS_SUPPORT, 0.5)
+    }
+    kept, overruled = points[(None, 0.1, 0.1)], points[(0.5, 0.1, 0.1)]
+    assert (kept["denied_ruled_out"], kept["wrong_per_fact"]) == (0.0, 0.0)
+    assert (overruled["denied_ruled_out"], overruled["wrong_per_fact"]) == (1.0, 1 / 3)
+
+
+def test_ties_go_to_the_support_overruled_least() -> None:
+    assert choose(grid(ROWS, support=0.5))["overruled_at"] is None

@@ -70,3 +70,39 @@ class TeachMeConfig(BaseModel):
     block_margin: float = Field(
         0.0, ge=0, le=1, description="... and at least this much above the next choice's"
     )
+    # The verifier reads a denial as support ("Humans do not need carbon dioxide" entails
+    # "humans need carbon dioxide" at 0.81), so its support counts only while the judge's
+    # reading is not clear-cut: chosen by the same eval (None: support always counts).
+    support_overruled_at: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="the verifier's support does not keep a choice when the judge's P that the "
+        "fact shows it false leads the next choice's by at least this",
+    )
+
+    @property
+    def veto_rule(self) -> VetoRule:
+        return VetoRule(
+            floor=self.veto_floor,
+            margin=self.veto_margin,
+            support=self.support_floor,
+            overruled_at=self.support_overruled_at,
+        )
+
+    @property
+    def block_rule(self) -> VetoRule:
+        return self.veto_rule.model_copy(
+            update={"floor": self.block_floor, "margin": self.block_margin}
+        )
+
+
+class VetoRule(BaseModel):
+    """When a taught fact rules a choice out (`judging.ruled_out_by`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    floor: float  # the judge's P that the fact shows the choice false, at least this ...
+    margin: float  # ... and this far above the next choice's ...
+    support: float  # ... unless the verifier finds the fact entails the choice this much ...
+    overruled_at: float | None = None  # ... and the judge's lead is below this

@@ -19,7 +19,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
-from agents.teachme.config import TeachMeConfig
+from agents.teachme.config import TeachMeConfig, VetoRule
 from lm.judge import RelationJudge
 from lm.verifier import Verifier
 from memory import MemoryRecord
@@ -93,13 +93,7 @@ def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[V
     fact overrules it (`overruled`); the surest fact per choice is kept."""
     best: dict[int, Veto] = {}
     for j in judgements:
-        top = ruled_out_by(
-            j.contradiction,
-            j.entailment,
-            config.veto_floor,
-            config.veto_margin,
-            config.support_floor,
-        )
+        top = ruled_out_by(j.contradiction, j.entailment, config.veto_rule)
         if top is None or overruled(j, top, judgements):
             continue
         contra = j.contradiction[top]
@@ -142,32 +136,27 @@ def shown_false(judgement: FactJudgement, config: TeachMeConfig) -> int | None:
     thresholds, so a negation the judge reads as denying Y does not prove Y on the verifier's
     weak entailment ("A magnet does not attract copper" entailing "a copper coin" at 0.04 was
     still the best proof). A choice the fact supports keeps it."""
-    return ruled_out_by(
-        judgement.contradiction,
-        judgement.entailment,
-        config.block_floor,
-        config.block_margin,
-        config.support_floor,
-    )
+    return ruled_out_by(judgement.contradiction, judgement.entailment, config.block_rule)
 
 
 def ruled_out_by(
-    contradiction: Sequence[float],
-    entailment: Sequence[float],
-    floor: float,
-    margin: float,
-    support: float,
+    contradiction: Sequence[float], entailment: Sequence[float], rule: VetoRule
 ) -> int | None:
     """The choice a fact rules out: the one the judge finds it shows false most, when that P
-    reaches `floor`, leads the next choice by `margin`, and the fact does not support it (the
-    verifier's entailment below `support`). The judge ranks better than it is calibrated, so
-    the rule is relative (`mindstream eval teachme-vetoes` measures the thresholds)."""
+    reaches the rule's floor, leads the next choice by its margin, and the fact does not
+    support it (the verifier's entailment below `support`, unless the judge's lead reaches
+    `overruled_at`: the verifier is blind to a denial, the judge is not). The judge ranks
+    better than it is calibrated, so the rule is relative (`mindstream eval teachme-vetoes`
+    measures the thresholds)."""
     if len(contradiction) < 2:
         return None
     order = sorted(range(len(contradiction)), key=contradiction.__getitem__, reverse=True)
     top, runner_up = order[0], order[1]
-    clear = contradiction[top] - contradiction[runner_up] >= margin
-    if contradiction[top] < floor or not clear or entailment[top] >= support:
+    lead = contradiction[top] - contradiction[runner_up]
+    supported = entailment[top] >= rule.support and (
+        rule.overruled_at is None or lead < rule.overruled_at
+    )
+    if contradiction[top] < rule.floor or lead < rule.margin or supported:
         return None
     return top
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.progress import track
 
+from agents.teachme.config import VetoRule
 from agents.teachme.judging import ruled_out_by
 from agents.teachme.language import negate, rule_hypothesis
 from mindstream.experiments.openbookqa import load_questions
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 
 FLOORS = (0.05, 0.1, 0.2, 0.3, 0.5)
 MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3)
+# The judge's lead at which the verifier's support stops keeping a choice; None: never. Ties
+# go to the earlier one (the support guard overruled least).
+OVERRULES: tuple[float | None, ...] = (None, 0.5, 0.4, 0.3, 0.2)
 HELD_OUT = 500
 
 
@@ -49,43 +53,53 @@ def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
     return rows
 
 
-def vetoed(row: Row, floor: float, margin: float, support: float) -> list[int]:
-    top = ruled_out_by(row[2], row[3], floor, margin, support)
+def vetoed(
+    row: Row, floor: float, margin: float, support: float, overruled_at: float | None = None
+) -> list[int]:
+    rule = VetoRule(floor=floor, margin=margin, support=support, overruled_at=overruled_at)
+    top = ruled_out_by(row[2], row[3], rule)
     return [] if top is None else [top]
 
 
-def grid(rows: list[Row], support: float) -> list[dict[str, float]]:
+def grid(rows: list[Row], support: float) -> list[dict[str, Any]]:
     out = []
     negated = [r for r in rows if r[0] is not None]
-    for floor in FLOORS:
-        for margin in MARGINS:
-            right = sum(r[0] in vetoed(r, floor, margin, support) for r in negated)
-            wrong = sum(sum(i != r[0] for i in vetoed(r, floor, margin, support)) for r in rows)
-            out.append(
-                {
-                    "floor": floor,
-                    "margin": margin,
-                    "denied_ruled_out": right / len(negated),
-                    "wrong_per_fact": wrong / len(rows),
-                }
-            )
+    for overruled_at in OVERRULES:
+        for floor in FLOORS:
+            for margin in MARGINS:
+                picked = [(r, vetoed(r, floor, margin, support, overruled_at)) for r in rows]
+                right = sum(r[0] in v for r, v in picked if r[0] is not None)
+                wrong = sum(sum(i != r[0] for i in v) for r, v in picked)
+                out.append(
+                    {
+                        "floor": floor,
+                        "margin": margin,
+                        "overruled_at": overruled_at,
+                        "denied_ruled_out": right / len(negated),
+                        "wrong_per_fact": wrong / len(rows),
+                    }
+                )
     return out
 
 
-def block_grid(rows: list[Row], support: float) -> list[dict[str, float]]:
+def block_grid(rows: list[Row], support: float, overruled_at: float | None) -> list[dict[str, Any]]:
     """Premise blocks (the same rule, looser thresholds): how often the denied choice loses the
     negated fact as a premise, and how often the right choice loses the core fact that
     supports it."""
     negated = [r for r in rows if r[0] is not None]
     core = [r for r in rows if r[0] is None]
+
+    def share(group: list[Row], index: int, floor: float, margin: float) -> float:
+        hits = [r[index] in vetoed(r, floor, margin, support, overruled_at) for r in group]
+        return sum(hits) / len(group)
+
     return [
         {
             "floor": floor,
             "margin": margin,
-            "denied_blocked": sum(r[0] in vetoed(r, floor, margin, support) for r in negated)
-            / len(negated),
-            "right_blocked": sum(r[1] in vetoed(r, floor, margin, support) for r in core)
-            / len(core),
+            "overruled_at": overruled_at,
+            "denied_blocked": share(negated, 0, floor, margin),
+            "right_blocked": share(core, 1, floor, margin),
         }
         for floor in FLOORS
         for margin in MARGINS
@@ -105,7 +119,7 @@ def best_within(
     """The grid point with the most `gain` whose `cost` stays within `budget` (ties: less
     cost, then the higher floor); every point when none does."""
     within = [p for p in points if p[cost] <= budget + 1e-9] or points
-    return max(within, key=lambda p: (p[gain], -p[cost], p["floor"]))
+    return max(within, key=lambda p: (round(p[gain], 9), -round(p[cost], 9), p["floor"]))
 
 
 def choose(points: list[dict[str, Any]]) -> dict[str, Any]:
@@ -122,7 +136,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     rows = judged(parts, train, limit)
     points = grid(rows, support)
     best = choose(points)
-    blocks = block_grid(rows, support)
+    blocks = block_grid(rows, support, best["overruled_at"])
     result = {
         "command": command,
         "model": parts.config.model.spec,
@@ -140,6 +154,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
             "veto_margin": parts.config.teachme.veto_margin,
             "block_floor": parts.config.teachme.block_floor,
             "block_margin": parts.config.teachme.block_margin,
+            "support_overruled_at": parts.config.teachme.support_overruled_at,
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -147,12 +162,26 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     return result
 
 
+OVERRULE_HEADER = ["support overruled at", "best floor / margin", "denied ruled out", "wrong/fact"]
+
+
 def _markdown(result: dict[str, Any]) -> str:
+    best, block = result["best"], result["best_block"]
+    chosen = [p for p in result["grid"] if p["overruled_at"] == best["overruled_at"]]
     rows = [
         [p["floor"], p["margin"], f"{p['denied_ruled_out']:.1%}", f"{p['wrong_per_fact']:.3f}"]
-        for p in result["grid"]
+        for p in chosen
     ]
-    best, block = result["best"], result["best_block"]
+    per_overrule = [
+        [
+            "never" if o is None else o,
+            f"{(b := choose([p for p in result['grid'] if p['overruled_at'] == o]))['floor']} / "
+            f"{b['margin']}",
+            f"{b['denied_ruled_out']:.1%}",
+            f"{b['wrong_per_fact']:.3f}",
+        ]
+        for o in OVERRULES
+    ]
     blocks = [
         [p["floor"], p["margin"], f"{p['denied_blocked']:.1%}", f"{p['right_blocked']:.1%}"]
         for p in result["block_grid"]
@@ -163,10 +192,16 @@ def _markdown(result: dict[str, Any]) -> str:
 negated core fact, the choice it denies should be ruled out and no other; taught the core fact
 itself, nothing should be. A fact rules out the choice the judge finds it shows false most, when
 that P reaches the floor, leads the next choice by the margin, and the verifier's entailment of
-that choice is below {result["support_floor"]}. Best (most denied choices ruled out with at most
-{WRONG_BUDGET} wrong vetoes per fact): floor {best["floor"]}, margin {best["margin"]}
+that choice is below {result["support_floor"]} (that support no longer counts once the judge's
+lead reaches the "overruled at" value). Best (most denied choices ruled out with at most
+{WRONG_BUDGET} wrong vetoes per fact; ties to the support overruled least): floor
+{best["floor"]}, margin {best["margin"]}, support overruled at {best["overruled_at"]}
 ({best["denied_ruled_out"]:.1%} ruled out, {best["wrong_per_fact"]:.3f} wrong per fact);
 configured: {result["configured"]}. Wall time {result["seconds"]} s.
+
+{table(OVERRULE_HEADER, per_overrule)}
+
+At support overruled at {best["overruled_at"]}:
 
 {table(["floor", "margin", "denied choice ruled out", "wrong vetoes per fact"], rows)}
 

@@ -11,12 +11,39 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agents.generative import AgentState
 from memory import MemoryStore
 from sim.errors import CheckpointError
 from sim.events import Event, read_events
+from sim.scenario import EventSpec
+
+# Raised when the checkpoint's shape changes; a folder written by a newer mindstream is refused.
+CHECKPOINT_VERSION = 1
+
+
+class Checkpoint(BaseModel):
+    """A run's state after a tick (checkpoint.json). Folders from before the version field
+    read as version 1."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: int = CHECKPOINT_VERSION
+    tick: int
+    now: datetime
+    world: dict[str, str]  # object path -> state
+    agents: dict[str, AgentState]
+    pending: list[EventSpec]  # events and whispers not yet due
+    rng: tuple[int, tuple[int, ...], float | None]  # random.Random.getstate()
+    log_size: int  # bytes of events.jsonl written with this tick
+    requests: dict[str, int]  # model requests per component
+    ledger: dict[str, dict[str, float]]  # usage per component
+    wall_seconds: float = 0.0
+    model_seconds: float = 0.0
 
 
 class RunFolder:
@@ -48,27 +75,39 @@ class RunFolder:
             os.fsync(handle.fileno())
         return self.log.stat().st_size
 
-    def save(self, state: dict[str, Any]) -> None:
+    def save(self, state: Checkpoint) -> None:
         temporary = self.checkpoint.with_suffix(".tmp")
-        temporary.write_text(json.dumps(state, default=str), encoding="utf-8")
+        temporary.write_text(state.model_dump_json(), encoding="utf-8")
         os.replace(temporary, self.checkpoint)
 
-    def load(self) -> dict[str, Any]:
+    def load(self) -> Checkpoint:
         if not self.checkpoint.is_file():
             raise CheckpointError(f"{self.root}: no checkpoint.json; is this a run folder?")
         try:
-            return dict(json.loads(self.checkpoint.read_text(encoding="utf-8")))
+            raw = json.loads(self.checkpoint.read_text(encoding="utf-8"))
         except json.JSONDecodeError as error:
             raise CheckpointError(f"{self.checkpoint}: unreadable ({error.msg})") from None
+        version = raw.get("version", 1) if isinstance(raw, dict) else 1
+        if isinstance(version, int) and version > CHECKPOINT_VERSION:
+            raise CheckpointError(
+                f"{self.checkpoint}: written by a newer mindstream (checkpoint version "
+                f"{version}; this one reads {CHECKPOINT_VERSION}): upgrade to resume it"
+            )
+        try:
+            return Checkpoint.model_validate(raw)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "checkpoint"
+            raise CheckpointError(f"{self.checkpoint}: {where}: {first['msg']}") from None
 
     def events(self) -> list[Event]:
         return read_events(self.log)
 
-    def roll_back(self, store: MemoryStore, state: dict[str, Any]) -> int:
+    def roll_back(self, store: MemoryStore, state: Checkpoint) -> int:
         """Drop what an interrupted tick wrote after the checkpoint; how many memories."""
         with self.log.open("r+b") as handle:
-            handle.truncate(int(state["log_size"]))
-        done = int(state["tick"])
+            handle.truncate(state.log_size)
+        done = state.tick
         late = [
             record.id
             for records, _ in store.load()

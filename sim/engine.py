@@ -9,7 +9,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
-from typing import Any
 
 from agents.generative import (
     GenerativeAgent,
@@ -26,7 +25,7 @@ from agents.generative import (
 from agents.generative.events import Event, Whereabouts
 from memory import MemoryStream, NewMemory
 from reflection import ReflectionConfig, Reflector
-from sim.checkpoint import RunFolder
+from sim.checkpoint import Checkpoint, RunFolder
 from sim.clock import SimClock
 from sim.config import SimConfig
 from sim.errors import SimError
@@ -276,31 +275,31 @@ class Engine:
             self.folder.save(self.get_state())
 
     # ---- saving ------------------------------------------------------------------------
-    def get_state(self) -> dict[str, Any]:
-        return {
-            "tick": self.tick,
-            "now": self.clock.now().isoformat(),
-            "world": self.world.get_state(),
-            "agents": {name: a.get_state() for name, a in self.agents.items()},
-            "pending": [e.model_dump(mode="json") for e in self.pending],
-            "rng": self.rng.getstate(),
-            "log_size": self.log_size,
-            "requests": dict(self.minds.requests),
-            "ledger": self.minds.ledger.as_dict(),
-            "wall_seconds": self.wall_seconds,
-            "model_seconds": self.model_seconds,
-        }
+    def get_state(self) -> Checkpoint:
+        version, internal, gauss = self.rng.getstate()
+        return Checkpoint(
+            tick=self.tick,
+            now=self.clock.now(),
+            world=self.world.get_state(),
+            agents={name: a.get_state() for name, a in self.agents.items()},
+            pending=list(self.pending),
+            rng=(version, tuple(internal), gauss),
+            log_size=self.log_size,
+            requests=dict(self.minds.requests),
+            ledger=self.minds.ledger.as_dict(),
+            wall_seconds=self.wall_seconds,
+            model_seconds=self.model_seconds,
+        )
 
-    def set_state(self, state: dict[str, Any]) -> None:
-        self.tick = int(state["tick"])
-        self.clock.set(datetime.fromisoformat(state["now"]))
-        self.world.set_state_all(state["world"])
-        for name, agent_state in state["agents"].items():
+    def set_state(self, state: Checkpoint) -> None:
+        self.tick = state.tick
+        self.clock.set(state.now)
+        self.world.set_state_all(state.world)
+        for name, agent_state in state.agents.items():
             self.agents[name].set_state(agent_state)
-        self.pending = [EventSpec.model_validate(e) for e in state["pending"]]
-        version, internal, gauss = state["rng"]
-        self.rng.setstate((version, tuple(internal), gauss))
-        self.log_size = int(state["log_size"])
-        self.wall_seconds = float(state.get("wall_seconds", 0.0))
-        self.model_seconds = float(state.get("model_seconds", 0.0))
-        self.minds.restore_counts(state["requests"], state["ledger"])
+        self.pending = list(state.pending)
+        self.rng.setstate(state.rng)
+        self.log_size = state.log_size
+        self.wall_seconds = state.wall_seconds
+        self.model_seconds = state.model_seconds
+        self.minds.restore_counts(state.requests, state.ledger)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from lm.lazy import attach
 
 if TYPE_CHECKING:
-    from agents.generative.agent import GenerativeAgent
+    from agents.generative.agent import AgentState, GenerativeAgent
     from agents.generative.components import Cognition, MemoryAccess
     from agents.generative.minds import Minds
     from agents.generative.persona import AgentConfig, Persona
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = attach(
     __name__,
     {
-        "agents.generative.agent": ("GenerativeAgent",),
+        "agents.generative.agent": ("AgentState", "GenerativeAgent"),
         "agents.generative.components": ("Cognition", "MemoryAccess"),
         "agents.generative.minds": ("Minds",),
         "agents.generative.persona": (
@@ -54,6 +54,7 @@ __getattr__, __dir__ = attach(
 
 __all__ = [
     "AgentConfig",
+    "AgentState",
     "Cognition",
     "Conversation",
     "GenerativeAgent",

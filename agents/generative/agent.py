@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from agents.generative.persona import AgentConfig, Persona
 from agents.generative.plan import Plan, PlanStep
 from memory import MemoryKind, MemoryStream, NewMemory, new_memory
@@ -141,32 +143,45 @@ class GenerativeAgent:
         return not (self.busy_until and moment < self.busy_until)
 
     # ---- saving ------------------------------------------------------------------------
-    def get_state(self) -> dict[str, Any]:
-        return {
-            "location": self.location,
-            "plan": self.plan.model_dump(mode="json"),
-            "plan_date": self.plan_date,
-            "summary": self.summary,
-            "summary_at": self.summary_at.isoformat() if self.summary_at else None,
-            "seen": self.seen,
-            "chatted": {k: v.isoformat() for k, v in self.chatted.items()},
-            "busy_until": self.busy_until.isoformat() if self.busy_until else None,
-            "yesterday": self.yesterday,
-            "intentions": list(self.intentions),
-        }
+    def get_state(self) -> AgentState:
+        return AgentState(
+            location=self.location,
+            plan=self.plan,
+            plan_date=self.plan_date,
+            summary=self.summary,
+            summary_at=self.summary_at,
+            seen=list(self.seen),
+            chatted=dict(self.chatted),
+            busy_until=self.busy_until,
+            yesterday=self.yesterday,
+            intentions=list(self.intentions),
+        )
 
-    def set_state(self, state: dict[str, Any]) -> None:
-        self.location = state["location"]
-        self.plan = Plan.model_validate(state["plan"])
-        self.plan_date = state["plan_date"]
-        self.summary = state["summary"]
-        self.summary_at = _time(state["summary_at"])
-        self.seen = list(state["seen"])
-        self.chatted = {k: datetime.fromisoformat(v) for k, v in state["chatted"].items()}
-        self.busy_until = _time(state["busy_until"])
-        self.yesterday = state["yesterday"]
-        self.intentions = list(state.get("intentions", []))
+    def set_state(self, state: AgentState) -> None:
+        self.location = state.location
+        self.plan = state.plan
+        self.plan_date = state.plan_date
+        self.summary = state.summary
+        self.summary_at = state.summary_at
+        self.seen = list(state.seen)
+        self.chatted = dict(state.chatted)
+        self.busy_until = state.busy_until
+        self.yesterday = state.yesterday
+        self.intentions = list(state.intentions)
 
 
-def _time(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value else None
+class AgentState(BaseModel):
+    """What an agent keeps between ticks: its part of a run's checkpoint."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    location: str
+    plan: Plan
+    plan_date: str | None = None
+    summary: str | None = None
+    summary_at: datetime | None = None
+    seen: list[str] = []
+    chatted: dict[str, datetime] = {}
+    busy_until: datetime | None = None
+    yesterday: str = "had an ordinary day."
+    intentions: list[str] = []  # a checkpoint from before whispers were planned with has none

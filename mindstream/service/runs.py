@@ -9,20 +9,22 @@ going in this process (`sim run --serve`) is read through the engine's own strea
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 from pydantic import BaseModel
 
 from memory import MemoryKind, MemoryRecord, StoreBusyError
 from mindstream.service.schemas import FoundOut, MemoryOut
+from sim.checkpoint import Checkpoint, RunFolder
 from sim.events import Event, RunSummary, read_events, read_summary
 
 if TYPE_CHECKING:
+    from agents.generative import PlanStep
     from memory import MemoryStream
     from mindstream.compose import Parts
 
@@ -175,12 +177,12 @@ class RunViews:
 
     def _plan(self, folder: Path, agent: str) -> list[PlanNode]:
         state = _checkpoint(folder)
-        steps = state.get("agents", {}).get(agent, {}).get("plan", {}).get("steps", [])
-        return _tree(steps)
+        mind = state.agents.get(agent) if state else None
+        return _tree(mind.plan.steps if mind else [])
 
     def _now(self, folder: Path) -> datetime | None:
-        now = _checkpoint(folder).get("now")
-        return datetime.fromisoformat(now) if now else None
+        state = _checkpoint(folder)
+        return state.now if state else None
 
 
 def _stamp(run: Path) -> Stamp:
@@ -190,9 +192,10 @@ def _stamp(run: Path) -> Stamp:
     return tuple(p.stat().st_mtime_ns if p.is_file() else 0 for p in files)
 
 
-def _checkpoint(folder: Path) -> dict[str, Any]:
-    path = folder / "checkpoint.json"
-    return dict(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else {}
+def _checkpoint(folder: Path) -> Checkpoint | None:
+    """The run's last checkpoint; None before its first (the page shows no plan yet)."""
+    run = RunFolder(folder)
+    return run.load() if run.checkpoint.is_file() else None
 
 
 def _evidence(stream: MemoryStream, reflection: MemoryRecord) -> list[MemoryOut]:
@@ -206,17 +209,17 @@ def _evidence(stream: MemoryStream, reflection: MemoryRecord) -> list[MemoryOut]
     return cited
 
 
-def _tree(steps: list[dict[str, Any]]) -> list[PlanNode]:
+def _tree(steps: Sequence[PlanStep]) -> list[PlanNode]:
     """Day steps (level 0) holding their hour steps (1) holding their actions (2), in order."""
     roots: list[PlanNode] = []
     stack: list[tuple[int, PlanNode]] = []
     for step in steps:
-        level = int(step.get("level", 0))
+        level = step.level
         node = PlanNode(
-            start=str(step["start"])[11:16],
-            minutes=int(step["minutes"]),
-            activity=str(step["activity"]),
-            place=step.get("place"),
+            start=f"{step.start:%H:%M}",
+            minutes=step.minutes,
+            activity=step.activity,
+            place=step.place,
         )
         while stack and stack[-1][0] >= level:
             stack.pop()

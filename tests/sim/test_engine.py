@@ -115,14 +115,14 @@ def test_a_whisper_is_highly_important_and_the_new_plan_is_asked_with_it() -> No
     )  # a re-plan of today is not yesterday
     restored = _engine(yes=0.0)
     state = engine.get_state()
-    state["agents"]["Bob Ray"]["intentions"] = ["Call the mayor."]
-    restored.set_state(state)
+    waiting = state.agents["Bob Ray"].model_copy(update={"intentions": ["Call the mayor."]})
+    restored.set_state(state.model_copy(update={"agents": {**state.agents, "Bob Ray": waiting}}))
     assert restored.agents["Bob Ray"].intentions == ["Call the mayor."]
 
 
 def _final_state(folder: Path) -> tuple[dict[str, object], list[tuple[str, str, str, str]]]:
     engine, _ = resume_run(folder, _parts())
-    state = engine.get_state()
+    state = engine.get_state().model_dump(mode="json")
     memories = [
         (r.owner, r.kind.value, r.text, r.created_at.isoformat())
         for r in engine.stream.records()
@@ -158,7 +158,7 @@ def test_a_killed_run_resumes_to_the_same_final_state(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="killed mid-tick"):
         engine.run(6)
     assert engine.folder is not None
-    interrupted_at = engine.folder.load()["tick"]
+    interrupted_at = engine.folder.load().tick
     assert 0 < interrupted_at < 6
     resumed, dropped = resume_run(broken, _parts())
     assert dropped > 0  # the interrupted tick had written memories

@@ -19,6 +19,7 @@ import numpy as np
 from memory import corrections
 from memory.changes import ChangeDecision, ChangeDetector, ReplacementJudge, newer_first
 from memory.clock import Clock, SystemClock, to_hours
+from memory.embedder import ArrayEmbedder, Embedder
 from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
 from memory.importance import RateTexts
 from memory.index import OwnerIndex, Scored
@@ -47,7 +48,7 @@ class MemoryStream:
     def __init__(
         self,
         store: MemoryStore,
-        embedder: Any,
+        embedder: Embedder,
         *,
         clock: Clock | None = None,
         rater: RateTexts | None = None,
@@ -70,7 +71,7 @@ class MemoryStream:
             self._index(records, vectors)
 
     @classmethod
-    def open(cls, path: str | Path, embedder: Any, **options: Any) -> MemoryStream:
+    def open(cls, path: str | Path, embedder: Embedder, **options: Any) -> MemoryStream:
         """The default: a stream persisted in a chromadb folder (created if missing)."""
         from memory.stores.chroma import ChromaStore
 
@@ -123,7 +124,7 @@ class MemoryStream:
         return self._embed(texts)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        if hasattr(self.embedder, "embed_array"):
+        if isinstance(self.embedder, ArrayEmbedder):
             vectors = np.asarray(self.embedder.embed_array(texts), dtype=np.float32)
         else:
             vectors = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)

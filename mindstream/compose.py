@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from lm.served_adapters import ServedYesNo
     from lm.verifier import Verifier
     from memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
+    from memory.embedder import ArrayEmbedder
     from reflection import Reflector
     from reflection.refeed import ReFeed, Retrieve
     from reflection.self_refine import Feedback, SelfRefine, Stop
@@ -182,7 +183,7 @@ class Parts:
         return DeferredJudge(lambda: self.judge) if changes.enabled and changes.use_judge else None
 
     @cached_property
-    def embedder(self) -> Any:
+    def embedder(self) -> ArrayEmbedder:
         from lm.embeddings import MiniLMEmbeddings
 
         return MiniLMEmbeddings(

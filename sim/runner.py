@@ -11,6 +11,7 @@ import yaml
 
 from agents.generative import Minds, interview
 from memory import CachedRater, MemoryStream, StreamConfig
+from memory.embedder import Embedder
 from memory.stores.chroma import ChromaStore
 from reflection import ReflectionConfig
 from sim.checkpoint import RunFolder
@@ -31,7 +32,7 @@ class RunParts:
     """What a run is built from; the composition root makes it from one configuration."""
 
     minds: Minds
-    embedder: Any
+    embedder: Embedder
     sim: SimConfig = field(default_factory=SimConfig)
     stream: StreamConfig = field(default_factory=town_stream)
     reflection: ReflectionConfig = field(default_factory=ReflectionConfig)

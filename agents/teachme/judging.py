@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
 from agents.teachme.config import TeachMeConfig, VetoRule
 from lm.judge import RelationJudge
 from lm.verifier import Verifier
 from memory import MemoryRecord
+from memory.embedder import Embedder
 
 
 class Veto(BaseModel):
@@ -56,7 +56,7 @@ class FactJudgement(BaseModel):
 def judge_facts(
     verifier: Verifier,
     judge: RelationJudge | None,
-    embedder: Embeddings,
+    embedder: Embedder,
     question: str,
     hypotheses: Sequence[str],
     facts: Sequence[MemoryRecord],
@@ -161,7 +161,7 @@ def ruled_out_by(
     return top
 
 
-def _similarities(embedder: Embeddings, question: str, texts: list[str]) -> list[float]:
+def _similarities(embedder: Embedder, question: str, texts: list[str]) -> list[float]:
     vectors = np.asarray(embedder.embed_documents([question, *texts]), dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     return [float(v) for v in vectors[1:] @ vectors[0]]

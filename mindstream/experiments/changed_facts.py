@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,8 +124,14 @@ class _Fixed:
     def __init__(self, vectors: dict[str, np.ndarray]) -> None:
         self.vectors = vectors
 
-    def embed_array(self, texts: list[str]) -> np.ndarray:
+    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack([self.vectors[t] for t in texts])
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in self.embed_array(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
 
 
 def judged(item: Item, current: int | None, old: int | None, superseded: bool) -> bool:

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.embeddings import Embeddings
 from rich.progress import Progress
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
@@ -23,6 +22,7 @@ from lm import DEFAULT_MODEL_SPEC, MemoScorer, Scorer
 from lm.judge import RelationJudge
 from lm.verifier import MemoVerifier, Verifier
 from memory import InMemoryStore, MemoryStream, new_memory
+from memory.embedder import Embedder
 from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_questions
 from mindstream.experiments.report import SECTIONS, table, write_section
 
@@ -39,7 +39,7 @@ class Lab:
     def __init__(
         self,
         scorer: Scorer,
-        embedder: Embeddings,
+        embedder: Embedder,
         spec: str = DEFAULT_MODEL_SPEC,
         config: TeachMeConfig | None = None,
         verifier: Verifier | None = None,

@@ -53,6 +53,22 @@ FEW_SHOT_CONTRADICTS = PromptTemplate.from_template(
 )
 
 
+# Does what an agent just saw need it to stop? The base model's own yes/no does not tell a
+# fire from a clean table (P 0.50 against 0.51 over ten smallville25 residents), so the
+# embedded model answers through a trained adapter (`mindstream train judge reacts`).
+REACTS = PromptTemplate.from_template(
+    "{name} is {activity}.\nObservation: {observation}\n"
+    "Does this need {name} to stop and deal with it now? Answer:"
+)
+FEW_SHOT_REACTS = PromptTemplate.from_template(
+    "Answer each question with Yes or No.\n\n"
+    + REACTS.format(name="Ana", activity="reading", observation="the kitchen: sink is overflowing")
+    + " Yes\n\n"
+    + REACTS.format(name="Ben", activity="cooking", observation="the cafe: piano is in use")
+    + " No\n\n{request}"
+)
+
+
 def _sentence(text: str) -> str:
     text = " ".join(text.split())
     return text if text[-1:] in ".!?" else text + "."
@@ -64,6 +80,38 @@ def replaces_prompt(earlier: str, later: str) -> str:
 
 def contradicts_prompt(fact: str, claim: str) -> str:
     return CONTRADICTS.format(fact=_sentence(fact), claim=_sentence(claim))
+
+
+def reacts_prompt(name: str, activity: str, observation: str) -> str:
+    return REACTS.format(name=name, activity=activity.rstrip("."), observation=observation)
+
+
+@runtime_checkable
+class ReactionJudge(Protocol):
+    """P(the agent must stop and deal with what it saw) for (name, activity, observation)."""
+
+    def reacts_batch(self, sights: Sequence[tuple[str, str, str]]) -> list[float]: ...
+
+
+class AdapterReactions:
+    """The trained reaction adapter (in-process, or served by vLLM as a LoRA module)."""
+
+    def __init__(self, adapter: Callable[[], YesNo]) -> None:
+        self.adapter = adapter
+
+    def reacts_batch(self, sights: Sequence[tuple[str, str, str]]) -> list[float]:
+        return self.adapter().p_yes([reacts_prompt(*s) for s in sights]) if sights else []
+
+
+class ScorerReactions:
+    """Any scorer's P(yes) after worked examples (a served model without the adapter)."""
+
+    def __init__(self, scorer: Scorer) -> None:
+        self.scorer = scorer
+
+    def reacts_batch(self, sights: Sequence[tuple[str, str, str]]) -> list[float]:
+        prompts = [FEW_SHOT_REACTS.format(request=reacts_prompt(*s)) for s in sights]
+        return self.scorer.p_yes_batch(prompts) if prompts else []
 
 
 @runtime_checkable
@@ -124,4 +172,15 @@ def load_adapter_judge(
     return AdapterJudge(
         loader("replaces", replaces_prompt("I live in a flat in Leeds", "We moved to York")),
         loader("contradicts", contradicts_prompt("Ice is cold.", "Ice is hot.")),
+    )
+
+
+def load_adapter_reactions(
+    base: Path, adapters: Path = JUDGE_ADAPTER_DIR, threads: int | None = None
+) -> AdapterReactions:
+    """The reaction adapter in `adapters`/reacts, loaded (once per process) when first asked."""
+    probe = reacts_prompt("Ana", "reading", "the kitchen: stove is on fire")
+    trainer = "mindstream train judge reacts"
+    return AdapterReactions(
+        lambda: load_yes_no_adapter(base, adapters / "reacts", probe, threads, trainer)
     )

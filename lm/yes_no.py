@@ -125,7 +125,7 @@ def load_yes_no_adapter(
 _LOADING = threading.Lock()
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=6)
 def _load(base: Path, adapter: Path, probe: str, threads: int | None, trainer: str) -> YesNoAdapter:
     import torch
     from peft import PeftModel

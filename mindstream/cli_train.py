@@ -79,7 +79,11 @@ def verifier(
 @clean_errors
 def judge(
     task: Annotated[
-        str, typer.Argument(help="replaces (is an earlier statement out of date?) or contradicts")
+        str,
+        typer.Argument(
+            help="replaces (is an earlier statement out of date?), contradicts (does a fact "
+            "show a claim false?) or reacts (must an agent stop for what it saw?)"
+        ),
     ],
     openbookqa: OpenBookQA = SHARED / "openbookqa",
     entailmentbank: Annotated[
@@ -104,17 +108,18 @@ def judge(
 ) -> None:
     """Fine-tune one question of the relation judge (LoRA on SmolLM2-135M): `replaces`, does
     a later statement make an earlier one out of date (built personal-fact pairs), or
-    `contradicts`, does a fact show a claim false (OpenBookQA / EntailmentBank train).
+    `contradicts`, does a fact show a claim false (OpenBookQA / EntailmentBank train), or
+    `reacts`, must an agent stop for what it just saw (built emergencies and everyday states).
 
-    The shipped adapters are lm/adapters/judge/replaces and lm/adapters/judge/contradicts;
-    each curve is measured on slots or questions its training never sees.
+    The shipped adapters are in lm/adapters/judge/ (one folder per task); each curve is
+    measured on slots, questions, or objects and states its training never sees.
     """
     from mindstream.training.judge import JudgeTraining
     from mindstream.training.judge_data import CATALOGUE
     from mindstream.training.run import run_judge_training
 
-    if task not in ("replaces", "contradicts"):
-        raise ValueError(f"task: expected replaces or contradicts, got {task!r}")
+    if task not in ("replaces", "contradicts", "reacts"):
+        raise ValueError(f"task: expected replaces, contradicts or reacts, got {task!r}")
     settings = JudgeTraining(
         task=task,
         epochs=epochs if epochs is not None else (2.0 if task == "replaces" else 1.0),

@@ -85,3 +85,21 @@ def test_held_out_slots_and_questions_never_reach_training() -> None:
     for slot in HELDOUT_SLOTS:
         values = catalogue.slots[slot].values
         assert not any(f"Earlier: {v}" in e.prompt for e in replacements for v in values)
+
+
+def test_reaction_examples_never_show_fire_or_flood_words_nor_held_out_objects() -> None:
+    from mindstream.training.react_data import (
+        HELD_OUT_EVERYDAY,
+        HELD_OUT_OBJECTS,
+        HELD_OUT_URGENT,
+        reaction_examples,
+    )
+
+    train = reaction_examples(600, seed=0)
+    held = reaction_examples(100, seed=1, held_out=True)
+    assert sum(e.label for e in train) == 300 and sum(e.label for e in held) == 50
+    texts = " ".join(e.prompt.lower() for e in train)
+    assert "burn" not in texts and "flood" not in texts  # the town's fire and flood are unseen
+    for word in (*HELD_OUT_OBJECTS, *HELD_OUT_URGENT, *HELD_OUT_EVERYDAY):
+        assert f": {word} is" not in texts and f" is {word}\n" not in texts
+    assert not {e.prompt for e in held} & {e.prompt for e in train}

@@ -17,6 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
+from lm.judge import ReactionJudge
 
 BREAK = "\n\n"  # a reply ends at its first blank line: nothing after it is generated
 
@@ -33,6 +34,7 @@ class Minds:
         concurrent: bool = False,
         ledger: CallLedger | None = None,
         clock: BusyClock | None = None,
+        reactions: ReactionJudge | None = None,
     ) -> None:
         self.ledger = ledger or CallLedger()
         self.requests: Counter[str] = Counter()  # prompts sent, per component
@@ -48,6 +50,9 @@ class Minds:
         self._times_calls = clock is None
         self._model = model
         self._scorer = scorer
+        # Whether an object's new state needs an agent to stop (a trained adapter on the
+        # embedded model); None: the model's own yes/no on the full reaction prompt.
+        self.reactions = reactions
 
     @property
     def model(self) -> BaseChatModel:
@@ -115,6 +120,17 @@ class Minds:
         self._count(component, len(prompts))
         with self._busy():
             return [p for chunk in self._chunks(list(prompts)) for p in scorer.p_yes_batch(chunk)]
+
+    def reacts(self, sights: Sequence[tuple[str, str, str]]) -> list[float]:
+        """P(stop and deal with it) for (name, activity, observation) through `reactions`."""
+        assert self.reactions is not None
+        self._count("react", len(sights))
+        with self._busy():
+            return [
+                p
+                for chunk in self._chunks(list(sights))
+                for p in self.reactions.reacts_batch(chunk)
+            ]
 
     def rate_importance(self, texts: Sequence[str]) -> list[float]:
         """Poignancy 1-10 of new memories: the memory stream's rater."""

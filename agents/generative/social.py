@@ -40,27 +40,40 @@ class Sight(BaseModel):
 def decide_reactions(
     candidates: Sequence[tuple[GenerativeAgent, Sight]], minds: Minds, moment: datetime
 ) -> list[tuple[GenerativeAgent, Sight, float]]:
-    """P(react) for each (agent, what it just saw), with context retrieved about the subject."""
-    prompts = []
-    for agent, sight in candidates:
-        query = (
-            f"What is {agent.name}'s relationship with {sight.subject}?"
-            if sight.is_agent
-            else sight.text
-        )
-        context = agent.context(f"{query} {sight.text}", moment)
-        prompts.append(
-            REACT.format(
-                summary=agent.description(),
-                time=clock_time(moment),
-                name=agent.name,
-                activity=agent.status(moment),
-                context=bullets(context),
-                observation=sight.text,
-            )
-        )
-    scores = minds.p_yes(prompts, "react")
-    return [(a, s, p) for (a, s), p in zip(candidates, scores, strict=True)]
+    """P(react) for each (agent, what it just saw): a person with context retrieved about them;
+    an object's new state through the reaction judge when there is one (a small model's own
+    yes/no does not tell a fire from a tidy shelf)."""
+    judged = minds.reactions is not None
+    asked = [n for n, (_, s) in enumerate(candidates) if not (judged and not s.is_agent)]
+    scores: dict[int, float] = {}
+    if asked:
+        prompts = [_react_prompt(*candidates[n], moment) for n in asked]
+        scores |= dict(zip(asked, minds.p_yes(prompts, "react"), strict=True))
+    objects = [n for n in range(len(candidates)) if n not in scores]
+    if objects:
+        sights = [
+            (candidates[n][0].name, candidates[n][0].status(moment), candidates[n][1].text)
+            for n in objects
+        ]
+        scores |= dict(zip(objects, minds.reacts(sights), strict=True))
+    return [(a, s, scores[n]) for n, (a, s) in enumerate(candidates)]
+
+
+def _react_prompt(agent: GenerativeAgent, sight: Sight, moment: datetime) -> str:
+    query = (
+        f"What is {agent.name}'s relationship with {sight.subject}?"
+        if sight.is_agent
+        else sight.text
+    )
+    context = agent.context(f"{query} {sight.text}", moment)
+    return REACT.format(
+        summary=agent.description(),
+        time=clock_time(moment),
+        name=agent.name,
+        activity=agent.status(moment),
+        context=bullets(context),
+        observation=sight.text,
+    )
 
 
 def react_to_objects(

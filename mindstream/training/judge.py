@@ -3,7 +3,9 @@
 `replaces` is trained on built replacement pairs (`judge_data`), its curve measured on pairs
 about the slots in `heldout_slots`, which training never sees; `contradicts` on OpenBookQA /
 EntailmentBank train contradictions, its curve on the last `heldout` OpenBookQA train questions
-(the verifier keeps the same ones out). Dev is never read.
+(the verifier keeps the same ones out); `reacts` (must an agent stop for what it saw?) on built
+observations (`react_data`), its curve on objects and states training never sees. Dev is never
+read.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from mindstream.training.judge_data import (
     labelled_pairs,
     replacement_pairs,
 )
+from mindstream.training.react_data import reaction_examples
 
 if TYPE_CHECKING:
     import torch
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
 HELDOUT_SLOTS = ("gym", "provider", "team_sport", "hair", "instruments", "medication")
 
 
-Task = Literal["replaces", "contradicts"]
+Task = Literal["replaces", "contradicts", "reacts"]
 
 
 class JudgeTraining(AdapterTraining):
@@ -49,6 +52,7 @@ class JudgeTraining(AdapterTraining):
     contradiction_questions: int = Field(3000, ge=0, description="OpenBookQA questions used")
     entailmentbank_share: float = Field(0.5, ge=0, le=1)
     curve_items: int = Field(400, ge=1, description="held-out items per curve point")
+    reactions: int = Field(3000, ge=2, description="built observations (reacts)")
 
 
 class JudgeReport(BaseModel):
@@ -72,6 +76,9 @@ def build_examples(
         raise DataError(f"heldout_slots: not in the catalogue: {', '.join(unknown)}")
     if len(questions) <= s.heldout:
         raise DataError(f"{len(questions)} OpenBookQA train questions; {s.heldout} are held out")
+    if s.task == "reacts":
+        train = reaction_examples(s.reactions, s.seed)
+        return train, reaction_examples(s.curve_items, s.seed + 1, held_out=True)
     if s.task == "replaces":
         train_slots = [n for n in catalogue.slots if n not in s.heldout_slots]
         pairs = replacement_pairs(catalogue, train_slots, s.per_slot, s.town, s.seed)
@@ -106,6 +113,8 @@ def measured(task: Task, held: Sequence[Labelled], p: Sequence[float]) -> dict[s
     TeachMe uses it), and how often every claim reads as contradicted."""
     if task == "replaces":
         return {"balanced accuracy": balanced_accuracy(held, p), **threshold_sweep(held, p)}
+    if task == "reacts":
+        return {"balanced accuracy": balanced_accuracy(held, p)}
     groups: dict[int, list[tuple[bool, float]]] = {}
     for e, q in zip(held, p, strict=True):
         groups.setdefault(e.group, []).append((e.label, q))
@@ -120,7 +129,7 @@ def measured(task: Task, held: Sequence[Labelled], p: Sequence[float]) -> dict[s
 
 def headline(task: Task, found: dict[str, float]) -> float:
     """The curve's one number per task."""
-    return found["balanced accuracy" if task == "replaces" else "denied claim ranked first"]
+    return found["denied claim ranked first" if task == "contradicts" else "balanced accuracy"]
 
 
 COMPATIBLE_SOURCES = ("replaces: compatible", "replaces: additive")

@@ -87,6 +87,33 @@ def test_an_injected_event_is_perceived_and_changes_the_plan() -> None:
         assert current is not None and current.activity == "put out the fire"
 
 
+class _Alarmed:
+    """A reaction judge that stops for anything burning, and keeps what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str, str]] = []
+
+    def reacts_batch(self, sights: list[tuple[str, str, str]]) -> list[float]:
+        self.asked += sights
+        return [0.9 if "burning" in observation else 0.1 for _, _, observation in sights]
+
+
+def test_an_objects_new_state_goes_to_the_reaction_judge_and_people_to_the_model() -> None:
+    engine = _engine(yes=0.0)  # the model itself would react to nothing
+    judge = _Alarmed()
+    engine.minds.reactions = judge
+    engine.step()
+    engine.step()
+    assert not judge.asked  # only people in sight: the model's own yes/no, no conversation
+    room = engine.agents["Ann Lee"].location
+    thing = f"{room}: {next(iter(engine.world.objects(*room.split(': '))))}"
+    engine.inject(thing, "burning")
+    events = engine.step()
+    assert {o for _, _, o in judge.asked} == {f"{thing} is burning"}
+    assert {e.agent for e in events if e.type == "react"} == {n for n, _, _ in judge.asked}
+    assert not [e for e in events if e.type == "conversation"]
+
+
 def test_inner_voice_is_remembered_and_triggers_a_new_day_plan() -> None:
     engine = _engine(yes=0.0)
     engine.step()

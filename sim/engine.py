@@ -22,7 +22,16 @@ from agents.generative import (
     react_to_objects,
     refresh_summaries,
 )
-from agents.generative.events import Event, Whereabouts
+from agents.generative.events import (
+    Event,
+    InnerVoice,
+    ObjectChange,
+    ReactDecision,
+    Reflected,
+    Talked,
+    Tick,
+    Whereabouts,
+)
 from memory import MemoryStream, NewMemory
 from reflection import ReflectionConfig, Reflector
 from sim.checkpoint import Checkpoint, RunFolder
@@ -151,11 +160,11 @@ class Engine:
         for event in due:
             if event.place is not None and event.state is not None:
                 self.world.set_state(event.place, event.state)
-                events.append(Event(type="event", place=event.place, state=event.state))
+                events.append(ObjectChange(place=event.place, state=event.state))
             elif event.agent is not None and event.inner_voice is not None:
                 agent = self.agents[event.agent]
                 whispers.append(agent.hear(event.inner_voice, moment, self.tick))
-                events.append(Event(type="inner_voice", agent=agent.name, text=event.inner_voice))
+                events.append(InnerVoice(agent=agent.name, text=event.inner_voice))
         self.stream.add_many(whispers)
         return events
 
@@ -212,7 +221,7 @@ class Engine:
         threshold = self.config.agent.react_threshold
         decided = decide_reactions(candidates, self.minds, moment)
         events: list[Event] = [
-            Event(type="react?", agent=a.name, to=s.text, p_yes=round(p, 3)) for a, s, p in decided
+            ReactDecision(agent=a.name, to=s.text, p_yes=round(p, 3)) for a, s, p in decided
         ]
         chosen = [(a, s) for a, s, p in decided if p >= threshold]
         self.rng.shuffle(chosen)
@@ -226,7 +235,7 @@ class Engine:
         objects = [(a, s) for a, s in chosen if not s.is_agent]
         reacted, reactions = react_to_objects(objects, self.minds, moment, self.tick)
         self.stream.add_many(memories + reacted)
-        events += [Event(type="conversation", **t.model_dump()) for t in talks]
+        events += [Talked(**t.model_dump()) for t in talks]
         return events + reactions
 
     def _salient(self, agent: GenerativeAgent, moment: datetime) -> Sight | None:
@@ -246,7 +255,7 @@ class Engine:
     def _reflect(self, agents: list[GenerativeAgent]) -> list[Event]:
         if not self.config.reflect:
             return []
-        events = []
+        events: list[Event] = []
         for agent in (a for a in agents if a.config.cognition.reflects):
             result = self.reflector.reflect(agent.name)
             if result.questions:
@@ -255,12 +264,11 @@ class Engine:
                 result.insights += self.reflector.rederive(agent.name).insights
             if result.insights:
                 insights = [i.record.text for i in result.insights]
-                events.append(Event(type="reflection", agent=agent.name, insights=insights))
+                events.append(Reflected(agent=agent.name, insights=insights))
         return events
 
-    def _whereabouts(self, moment: datetime) -> Event:
-        return Event(
-            type="tick",
+    def _whereabouts(self, moment: datetime) -> Tick:
+        return Tick(
             agents={
                 a.name: Whereabouts(place=a.location, doing=a.status(moment))
                 for a in self.agents.values()

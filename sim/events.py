@@ -8,14 +8,39 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agents.generative.events import Event, EventKind, Whereabouts
+from agents.generative.events import (
+    EVENT,
+    DayPlan,
+    Decomposed,
+    Event,
+    EventKind,
+    InnerVoice,
+    Move,
+    ObjectChange,
+    ReactDecision,
+    Reaction,
+    Reflected,
+    Talked,
+    Tick,
+    Whereabouts,
+)
 from sim.errors import CheckpointError
 
 __all__ = [
+    "DayPlan",
+    "Decomposed",
     "Event",
     "EventKind",
+    "InnerVoice",
     "Interview",
+    "Move",
+    "ObjectChange",
+    "ReactDecision",
+    "Reaction",
+    "Reflected",
     "RunSummary",
+    "Talked",
+    "Tick",
     "Whereabouts",
     "read_events",
     "read_summary",
@@ -65,10 +90,11 @@ def read_events(path: Path) -> list[Event]:
         if not line.strip():
             continue
         try:
-            events.append(Event.model_validate_json(line))
+            events.append(EVENT.validate_json(line))
         except ValidationError as error:
             first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "line"
+            tagged = first["type"].startswith("union_tag")  # no or an unknown `type`
+            where = "type" if tagged else ".".join(str(p) for p in first["loc"][1:]) or "line"
             raise CheckpointError(f"{path}:{number}: {where}: {first['msg']}") from None
     return events
 

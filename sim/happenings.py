@@ -9,7 +9,16 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from sim.events import Event
+from sim.events import (
+    DayPlan,
+    Event,
+    InnerVoice,
+    ObjectChange,
+    ReactDecision,
+    Reaction,
+    Reflected,
+    Talked,
+)
 
 
 class EventReactions(BaseModel):
@@ -47,35 +56,34 @@ class Happenings(BaseModel):
 
 
 def happenings(events: Sequence[Event]) -> Happenings:
-    talks = [e for e in events if e.type == "conversation"]
-    reflections = [e for e in events if e.type == "reflection"]
+    talks = [e for e in events if isinstance(e, Talked)]
+    reflections = [e for e in events if isinstance(e, Reflected)]
+    plans = Counter(e.source.split(" ")[0] for e in events if isinstance(e, DayPlan))
     return Happenings(
-        plans=dict(
-            Counter((e.source or "model").split(" ")[0] for e in events if e.type == "plan")
-        ),
-        events=[_reactions(e, events) for e in events if e.type == "event"],
+        plans=dict(plans),
+        events=[_reactions(e, events) for e in events if isinstance(e, ObjectChange)],
         whispers=[
-            Whisper(time=e.time, agent=e.agent or "", text=e.text or "")
+            Whisper(time=e.time, agent=e.agent, text=e.text)
             for e in events
-            if e.type == "inner_voice"
+            if isinstance(e, InnerVoice)
         ],
         conversations=len(talks),
-        lines=sum(len(t.lines or []) for t in talks),
-        ended_by=dict(Counter(t.ended_by or "?" for t in talks)),
-        reactions=sum(e.type == "react" for e in events),
+        lines=sum(len(t.lines) for t in talks),
+        ended_by=dict(Counter(t.ended_by for t in talks)),
+        reactions=sum(isinstance(e, Reaction) for e in events),
         reflections=len(reflections),
-        insights=sum(len(e.insights or []) for e in reflections),
+        insights=sum(len(e.insights) for e in reflections),
     )
 
 
-def _reactions(change: Event, events: Sequence[Event]) -> EventReactions:
+def _reactions(change: ObjectChange, events: Sequence[Event]) -> EventReactions:
     """Agents react to the sight "<place> is <state>" from the tick it happened on."""
     sight = f"{change.place} is {change.state}"
-    later = [e for e in events if e.tick >= change.tick and e.to == sight]
+    later = [e for e in events if e.tick >= change.tick]
     return EventReactions(
         time=change.time,
-        place=change.place or "",
-        state=change.state or "",
-        saw={e.agent or "": e.p_yes or 0.0 for e in later if e.type == "react?"},
-        reacted=sorted({e.agent or "" for e in later if e.type == "react"}),
+        place=change.place,
+        state=change.state,
+        saw={e.agent: e.p_yes for e in later if isinstance(e, ReactDecision) and e.to == sight},
+        reacted=sorted({e.agent for e in later if isinstance(e, Reaction) and e.to == sight}),
     )

@@ -94,4 +94,4 @@ def test_the_default_output_is_a_run_folder_not_the_shipped_adapter() -> None:
 def test_an_unknown_judge_task_is_one_line() -> None:
     result = runner.invoke(app, ["train", "judge", "entails"])
     assert result.exit_code == 2
-    assert "replaces or contradicts" in _one_error_line(result.output)
+    assert "replaces, contradicts or reacts" in _one_error_line(result.output)

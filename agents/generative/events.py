@@ -1,25 +1,16 @@
 """What a town's run records: one typed event per thing that happened, read the same way by
-the report, the metrics and the web pages (`events.jsonl` holds one per line)."""
+the report, the metrics and the web pages (`events.jsonl` holds one per line).
+
+`Event` is a union discriminated by `type`: each kind has exactly the fields it uses, so a
+reader that has picked a kind (`isinstance(e, Tick)`) gets them typed, and a log line with a
+field its kind does not have is refused.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-EventKind = Literal[
-    "tick",  # where every agent is and what it is doing, once per tick
-    "plan",  # a day plan
-    "hourly",  # a plan step decomposed into hours
-    "actions",  # an hour decomposed into 5-15 minute actions
-    "move",
-    "react?",  # the probability an agent reacts to what it sees
-    "react",  # it did, and re-planned
-    "conversation",
-    "event",  # an object's state changed (injected or scheduled)
-    "inner_voice",  # a whisper
-    "reflection",
-]
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 
 class Whereabouts(BaseModel):
@@ -29,41 +20,133 @@ class Whereabouts(BaseModel):
     doing: str
 
 
-class Event(BaseModel):
-    """One thing that happened at a tick; the fields its kind uses are set, others are None."""
-
+class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
-    type: EventKind
     tick: int = 0
     time: str = Field("", description="ISO start of the tick")
-    agent: str | None = None
-    # plan, hourly, actions
-    source: str | None = Field(None, description="where a day plan came from")
-    steps: str | list[str] | None = None
-    model_wrote: str | None = None
-    parent: str | None = Field(None, description="the step that was decomposed")
-    parsed: int | None = Field(None, description="usable items in the model's reply")
-    # move, react?, react
-    from_: str | None = Field(None, alias="from")
-    to: str | None = None
-    p_yes: float | None = None
-    plan: str | None = None
-    # conversation
-    first: str | None = None
-    second: str | None = None
-    place: str | None = None
-    lines: list[tuple[str, str]] | None = None
-    ended_by: str | None = None
-    # event, inner_voice, reflection, tick
-    state: str | None = None
-    text: str | None = None
-    insights: list[str] | None = None
-    agents: dict[str, Whereabouts] | None = None
 
     def as_json(self) -> str:
         """The line `events.jsonl` stores (unset fields left out, `from` spelled as such)."""
         return self.model_dump_json(by_alias=True, exclude_none=True)
 
     def involves(self, name: str) -> bool:
-        return name in (self.agent, self.first, self.second)
+        return name in (getattr(self, "agent", None), *self._others())
+
+    def _others(self) -> tuple[str, ...]:
+        return ()
+
+
+class Tick(_Event):
+    """Where every agent is and what it is doing, once per tick."""
+
+    type: Literal["tick"] = "tick"
+    agents: dict[str, Whereabouts] = {}
+
+
+class DayPlan(_Event):
+    type: Literal["plan"] = "plan"
+    agent: str
+    source: str = "model"  # the model's plan, or the routine's
+    steps: str = ""
+    model_wrote: str | None = None
+
+
+class Decomposed(_Event):
+    """A plan step broken into hours, or an hour into 5-15 minute actions."""
+
+    type: Literal["hourly", "actions"]
+    agent: str
+    parent: str  # the step that was decomposed
+    steps: list[str] = []
+    parsed: int | None = Field(None, description="usable items in the model's reply")
+
+
+class Move(_Event):
+    type: Literal["move"] = "move"
+    agent: str
+    from_: str | None = Field(None, alias="from")
+    to: str
+
+
+class ReactDecision(_Event):
+    """The probability an agent reacts to what it sees."""
+
+    type: Literal["react?"] = "react?"
+    agent: str
+    to: str
+    p_yes: float
+
+
+class Reaction(_Event):
+    """It did, and re-planned."""
+
+    type: Literal["react"] = "react"
+    agent: str
+    to: str
+    plan: str
+
+
+class Talked(_Event):
+    """A conversation and its lines."""
+
+    type: Literal["conversation"] = "conversation"
+    first: str
+    second: str
+    place: str
+    lines: list[tuple[str, str]] = []
+    ended_by: str = "limit"
+
+    def _others(self) -> tuple[str, ...]:
+        return (self.first, self.second)
+
+
+class ObjectChange(_Event):
+    """An object's state changed (injected or scheduled)."""
+
+    type: Literal["event"] = "event"
+    place: str
+    state: str
+
+
+class InnerVoice(_Event):
+    """A whisper."""
+
+    type: Literal["inner_voice"] = "inner_voice"
+    agent: str
+    text: str
+
+
+class Reflected(_Event):
+    type: Literal["reflection"] = "reflection"
+    agent: str
+    insights: list[str] = []
+
+
+Event = Annotated[
+    Tick
+    | DayPlan
+    | Decomposed
+    | Move
+    | ReactDecision
+    | Reaction
+    | Talked
+    | ObjectChange
+    | InnerVoice
+    | Reflected,
+    Field(discriminator="type"),
+]
+EventKind = Literal[
+    "tick",
+    "plan",
+    "hourly",
+    "actions",
+    "move",
+    "react?",
+    "react",
+    "conversation",
+    "event",
+    "inner_voice",
+    "reflection",
+]
+EVENT = TypeAdapter(Event)

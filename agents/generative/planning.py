@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from agents.generative.agent import GenerativeAgent
-from agents.generative.events import Event
+from agents.generative.events import DayPlan, Decomposed, Event, Move
 from agents.generative.minds import Minds
 from agents.generative.plan import (
     ACTION,
@@ -118,7 +118,8 @@ def plan_days(
         for a in due
     ]
     replies = minds.generate(prompts, "plan", due[0].config.tokens["plan"])
-    memories, events = [], []
+    memories: list[NewMemory] = []
+    events: list[Event] = []
     for agent, reply in zip(due, replies, strict=True):
         items = parse_items(f"1) {now}: {reply}", agent.config.plan_steps[1])
         steps = day_steps(agent, items, moment)
@@ -138,9 +139,7 @@ def plan_days(
             )
         )
         events.append(
-            Event(
-                type="plan", agent=agent.name, source=source, steps=listing, model_wrote=reply[:300]
-            )
+            DayPlan(agent=agent.name, source=source, steps=listing, model_wrote=reply[:300])
         )
     return memories, events
 
@@ -220,7 +219,7 @@ def _split(
         for a, s in due
     ]
     replies = minds.generate(prompts, component, due[0][0].config.tokens[component])
-    events = []
+    events: list[Event] = []
     for (agent, step), reply in zip(due, replies, strict=True):
         items = [
             item
@@ -231,7 +230,7 @@ def _split(
         children = _hours(step, items) if level == HOUR else _actions(agent, step, items, moment)
         agent.plan.decompose(step, children)
         events.append(
-            Event(
+            Decomposed(
                 type="hourly" if level == HOUR else "actions",
                 agent=agent.name,
                 parent=step.describe(),
@@ -293,12 +292,12 @@ def choose_places(
     )
     picked = [(area, room) if area is not None else (next(chosen), None) for area, room in named]
     rooms = _rooms(due, picked, world, minds)
-    events = []
+    events: list[Event] = []
     for (agent, step), (area, _), room in zip(due, picked, rooms, strict=True):
         place = f"{area}: {room}"
         agent.plan.set_place(step, place)
         if place != agent.location:
-            events.append(Event(type="move", agent=agent.name, from_=agent.location, to=place))
+            events.append(Move(agent=agent.name, from_=agent.location, to=place))
         agent.location = place
     return events
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict
 
 from agents.generative.agent import GenerativeAgent
-from agents.generative.events import Event
+from agents.generative.events import Event, Reaction
 from agents.generative.minds import Minds
 from agents.generative.plan import ACTION, PlanStep
 from agents.generative.planning import bullets, clock_time
@@ -96,7 +96,8 @@ def react_to_objects(
         for a, s in reactions
     ]
     replies = minds.generate(prompts, "reaction", reactions[0][0].config.tokens["reaction"])
-    memories, events = [], []
+    memories: list[NewMemory] = []
+    events: list[Event] = []
     for (agent, sight), reply in zip(reactions, replies, strict=True):
         what = activity(reply)
         what = what if has_words(what) else f"deal with {sight.text}"
@@ -117,7 +118,7 @@ def react_to_objects(
                 tick=tick,
             )
         )
-        events.append(Event(type="react", agent=agent.name, to=sight.text, plan=step.describe()))
+        events.append(Reaction(agent=agent.name, to=sight.text, plan=step.describe()))
     return memories, events
 
 

@@ -18,16 +18,17 @@ ROWS: list[Row] = [
 
 def test_blocks_are_vetoes_at_looser_thresholds_and_spare_what_the_fact_supports() -> None:
     vetoes = {
-        (p["floor"], p["margin"]): p for p in grid(ROWS, support=0.5) if p["overruled_at"] is None
+        (p["floor"], p["margin"]): p
+        for p in grid(ROWS, support=0.5)
+        if p["overruled_at"] is None and p["best_support"] is None
     }
     assert vetoes[(0.1, 0.1)]["denied_ruled_out"] == 1.0
-    blocks = {
-        (p["floor"], p["margin"]): p for p in block_grid(ROWS, support=0.5, overruled_at=None)
-    }
+    blocks = {(p["floor"], p["margin"]): p for p in block_grid(ROWS, support=0.5)}
     assert blocks[(0.1, 0.1)] == {
         "floor": 0.1,
         "margin": 0.1,
         "overruled_at": None,
+        "best_support": None,
         "denied_blocked": 1.0,
         "right_blocked": 0.5,
     }
@@ -36,7 +37,7 @@ def test_blocks_are_vetoes_at_looser_thresholds_and_spare_what_the_fact_supports
 
 
 def test_the_chosen_block_keeps_the_right_proofs_within_budget() -> None:
-    best = choose_block(block_grid(ROWS, support=0.5, overruled_at=None))
+    best = choose_block(block_grid(ROWS, support=0.5))
     assert best["right_blocked"] == 0.0 and best["denied_blocked"] == 1.0
 
 
@@ -52,7 +53,9 @@ DENIAL_READ_AS_SUPPORT: list[Row] = [
 
 def test_a_clear_judge_overrules_the_verifiers_support_and_its_cost_is_counted() -> None:
     points = {
-        (p["overruled_at"], p["floor"], p["margin"]): p for p in grid(DENIAL_READ_AS_SUPPORT, 0.5)
+        (p["overruled_at"], p["floor"], p["margin"]): p
+        for p in grid(DENIAL_READ_AS_SUPPORT, 0.5)
+        if p["best_support"] is None
     }
     kept, overruled = points[(None, 0.1, 0.1)], points[(0.5, 0.1, 0.1)]
     assert (kept["denied_ruled_out"], kept["wrong_per_fact"]) == (0.0, 0.0)
@@ -60,4 +63,25 @@ def test_a_clear_judge_overrules_the_verifiers_support_and_its_cost_is_counted()
 
 
 def test_ties_go_to_the_support_overruled_least() -> None:
-    assert choose(grid(ROWS, support=0.5))["overruled_at"] is None
+    best = choose(grid(ROWS, support=0.5))
+    assert best["overruled_at"] is None and best["best_support"] is None
+
+
+# A core fact the judge misreads as denying the choice it entails most, weakly (0.3): the
+# best-support guard keeps that choice; the budget on right choices vetoed counts it.
+OWN_BEST: list[Row] = [
+    (0, 0, [0.8, 0.1], [0.1, 0.1]),
+    (None, 0, [0.5, 0.1], [0.3, 0.1]),
+]
+
+
+def test_a_fact_never_vetoes_the_choice_it_entails_most_under_the_guard() -> None:
+    points = {
+        (p["best_support"], p["floor"], p["margin"]): p
+        for p in grid(OWN_BEST, 0.5)
+        if p["overruled_at"] is None
+    }
+    assert points[(None, 0.1, 0.1)]["right_vetoed"] == 1.0
+    assert points[(0.2, 0.1, 0.1)]["right_vetoed"] == 0.0
+    assert points[(0.2, 0.1, 0.1)]["denied_ruled_out"] == 1.0
+    assert choose(grid(OWN_BEST, 0.5))["right_vetoed"] == 0.0

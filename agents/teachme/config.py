@@ -40,16 +40,17 @@ class TeachMeConfig(BaseModel):
     # Veto thresholds: chosen by `mindstream eval teachme-vetoes` on 300 OpenBookQA train
     # questions neither adapter saw (a taught negated core fact should rule out the choice it
     # denies and no other): the most denied choices ruled out with at most 0.06 wrong vetoes
-    # per fact (48.0%, 0.043 with the current adapters); never on contrast pairs.
+    # per fact and a core fact vetoing its own right choice for at most 1% of questions
+    # (55.3%, 0.060, 0.3% with the current adapters and guards); never on contrast pairs.
     veto_floor: float = Field(
-        0.1,
+        0.05,
         ge=0,
         le=1,
         description="a relevant taught fact rules out the choice the relation judge finds it "
         "shows false most, when that P is at least this ...",
     )
     veto_margin: float = Field(
-        0.1, ge=0, le=1, description="... and at least this much above the next choice's ..."
+        0.05, ge=0, le=1, description="... and at least this much above the next choice's ..."
     )
     support_floor: float = Field(
         0.5,
@@ -59,7 +60,7 @@ class TeachMeConfig(BaseModel):
     )
     # Premise blocks: chosen by the same eval on the same questions: the most denied choices
     # blocked with the right answer's proof blocked for at most 5% of core facts taught
-    # (66.0% blocked, 2.0% right blocked).
+    # (63.3% blocked, 1.0% right blocked).
     block_floor: float = Field(
         0.05,
         ge=0,
@@ -72,13 +73,24 @@ class TeachMeConfig(BaseModel):
     )
     # The verifier reads a denial as support ("Humans do not need carbon dioxide" entails
     # "humans need carbon dioxide" at 0.81), so its support counts only while the judge's
-    # reading is not clear-cut: chosen by the same eval (None: support always counts).
+    # reading is not clear-cut. Chosen with the veto thresholds (None: support always counts).
     support_overruled_at: float | None = Field(
-        None,
+        0.3,
         ge=0,
         le=1,
         description="the verifier's support does not keep a choice when the judge's P that the "
         "fact shows it false leads the next choice's by at least this",
+    )
+
+    # A fact supports the choice it entails best, even weakly ("Ice floats on water because it
+    # is less dense" entails "on the top surface" at 0.33, its best): chosen with the veto
+    # thresholds.
+    best_support_floor: float | None = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="the choice the verifier finds the fact entails most, at least this much, "
+        "counts as supported too (None: only the support floor)",
     )
 
     @property
@@ -87,6 +99,7 @@ class TeachMeConfig(BaseModel):
             floor=self.veto_floor,
             margin=self.veto_margin,
             support=self.support_floor,
+            best_support=self.best_support_floor,
             overruled_at=self.support_overruled_at,
         )
 
@@ -105,4 +118,5 @@ class VetoRule(BaseModel):
     floor: float  # the judge's P that the fact shows the choice false, at least this ...
     margin: float  # ... and this far above the next choice's ...
     support: float  # ... unless the verifier finds the fact entails the choice this much ...
+    best_support: float | None = None  # ... or this much and more than any other choice ...
     overruled_at: float | None = None  # ... and the judge's lead is below this

@@ -144,8 +144,9 @@ def ruled_out_by(
 ) -> int | None:
     """The choice a fact rules out: the one the judge finds it shows false most, when that P
     reaches the rule's floor, leads the next choice by its margin, and the fact does not
-    support it (the verifier's entailment below `support`, unless the judge's lead reaches
-    `overruled_at`: the verifier is blind to a denial, the judge is not). The judge ranks
+    support it (the verifier's entailment below `support`, and not the choice it entails most
+    at `best_support` or more), unless the judge's lead reaches `overruled_at`: the verifier is
+    blind to a denial, the judge is not. The judge ranks
     better than it is calibrated, so the rule is relative (`mindstream eval teachme-vetoes`
     measures the thresholds)."""
     if len(contradiction) < 2:
@@ -153,9 +154,11 @@ def ruled_out_by(
     order = sorted(range(len(contradiction)), key=contradiction.__getitem__, reverse=True)
     top, runner_up = order[0], order[1]
     lead = contradiction[top] - contradiction[runner_up]
-    supported = entailment[top] >= rule.support and (
-        rule.overruled_at is None or lead < rule.overruled_at
+    best = max(range(len(entailment)), key=entailment.__getitem__)
+    supported = entailment[top] >= rule.support or (
+        rule.best_support is not None and top == best and entailment[top] >= rule.best_support
     )
+    supported = supported and (rule.overruled_at is None or lead < rule.overruled_at)
     if contradiction[top] < rule.floor or lead < rule.margin or supported:
         return None
     return top

@@ -33,6 +33,9 @@ MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3)
 # The judge's lead at which the verifier's support stops keeping a choice; None: never. Ties
 # go to the earlier one (the support guard overruled least).
 OVERRULES: tuple[float | None, ...] = (None, 0.5, 0.4, 0.3, 0.2)
+# The entailment at which the choice a fact entails most counts as supported; None: never.
+BEST_SUPPORTS: tuple[float | None, ...] = (None, 0.3, 0.2, 0.1)
+GUARDS = [(o, b) for b in BEST_SUPPORTS for o in OVERRULES]
 HELD_OUT = 500
 
 
@@ -54,35 +57,54 @@ def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
 
 
 def vetoed(
-    row: Row, floor: float, margin: float, support: float, overruled_at: float | None = None
+    row: Row,
+    floor: float,
+    margin: float,
+    support: float,
+    guard: tuple[float | None, float | None] = (None, None),
 ) -> list[int]:
-    rule = VetoRule(floor=floor, margin=margin, support=support, overruled_at=overruled_at)
+    overruled_at, best_support = guard
+    rule = VetoRule(
+        floor=floor,
+        margin=margin,
+        support=support,
+        best_support=best_support,
+        overruled_at=overruled_at,
+    )
     top = ruled_out_by(row[2], row[3], rule)
     return [] if top is None else [top]
 
 
 def grid(rows: list[Row], support: float) -> list[dict[str, Any]]:
+    """Every (guard, floor, margin): denied choices ruled out, wrong vetoes per fact, and how
+    often a core fact vetoes the very choice it supports (the right one)."""
     out = []
     negated = [r for r in rows if r[0] is not None]
-    for overruled_at in OVERRULES:
+    core = [r for r in rows if r[0] is None]
+    for guard in GUARDS:
         for floor in FLOORS:
             for margin in MARGINS:
-                picked = [(r, vetoed(r, floor, margin, support, overruled_at)) for r in rows]
+                picked = [(r, vetoed(r, floor, margin, support, guard)) for r in rows]
                 right = sum(r[0] in v for r, v in picked if r[0] is not None)
                 wrong = sum(sum(i != r[0] for i in v) for r, v in picked)
+                own = sum(r[1] in v for r, v in picked if r[0] is None)
                 out.append(
                     {
                         "floor": floor,
                         "margin": margin,
-                        "overruled_at": overruled_at,
+                        "overruled_at": guard[0],
+                        "best_support": guard[1],
                         "denied_ruled_out": right / len(negated),
                         "wrong_per_fact": wrong / len(rows),
+                        "right_vetoed": own / len(core),
                     }
                 )
     return out
 
 
-def block_grid(rows: list[Row], support: float, overruled_at: float | None) -> list[dict[str, Any]]:
+def block_grid(
+    rows: list[Row], support: float, guard: tuple[float | None, float | None] = (None, None)
+) -> list[dict[str, Any]]:
     """Premise blocks (the same rule, looser thresholds): how often the denied choice loses the
     negated fact as a premise, and how often the right choice loses the core fact that
     supports it."""
@@ -90,14 +112,15 @@ def block_grid(rows: list[Row], support: float, overruled_at: float | None) -> l
     core = [r for r in rows if r[0] is None]
 
     def share(group: list[Row], index: int, floor: float, margin: float) -> float:
-        hits = [r[index] in vetoed(r, floor, margin, support, overruled_at) for r in group]
+        hits = [r[index] in vetoed(r, floor, margin, support, guard) for r in group]
         return sum(hits) / len(group)
 
     return [
         {
             "floor": floor,
             "margin": margin,
-            "overruled_at": overruled_at,
+            "overruled_at": guard[0],
+            "best_support": guard[1],
             "denied_blocked": share(negated, 0, floor, margin),
             "right_blocked": share(core, 1, floor, margin),
         }
@@ -122,8 +145,29 @@ def best_within(
     return max(within, key=lambda p: (round(p[gain], 9), -round(p[cost], 9), p["floor"]))
 
 
+# "A fact that supports a choice can never veto it": a core fact may veto the right choice it
+# supports for at most one question in a hundred.
+RIGHT_BUDGET = 0.01
+
+
 def choose(points: list[dict[str, Any]]) -> dict[str, Any]:
-    return best_within(points, "denied_ruled_out", "wrong_per_fact", WRONG_BUDGET)
+    """The most denied choices ruled out within both budgets (ties: fewer right choices
+    vetoed, fewer wrong vetoes, the higher floor, then the grid's order)."""
+    within = [
+        p
+        for p in points
+        if p["wrong_per_fact"] <= WRONG_BUDGET + 1e-9 and p["right_vetoed"] <= RIGHT_BUDGET + 1e-9
+    ] or points
+
+    def rank(p: dict[str, Any]) -> tuple[float, ...]:
+        return (
+            round(p["denied_ruled_out"], 9),
+            -round(p["right_vetoed"], 9),
+            -round(p["wrong_per_fact"], 9),
+            p["floor"],
+        )
+
+    return max(within, key=rank)
 
 
 def choose_block(points: list[dict[str, Any]]) -> dict[str, Any]:
@@ -136,7 +180,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     rows = judged(parts, train, limit)
     points = grid(rows, support)
     best = choose(points)
-    blocks = block_grid(rows, support, best["overruled_at"])
+    blocks = block_grid(rows, support, (best["overruled_at"], best["best_support"]))
     result = {
         "command": command,
         "model": parts.config.model.spec,
@@ -155,6 +199,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
             "block_floor": parts.config.teachme.block_floor,
             "block_margin": parts.config.teachme.block_margin,
             "support_overruled_at": parts.config.teachme.support_overruled_at,
+            "best_support_floor": parts.config.teachme.best_support_floor,
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -162,26 +207,49 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     return result
 
 
-OVERRULE_HEADER = ["support overruled at", "best floor / margin", "denied ruled out", "wrong/fact"]
+GUARD_HEADER = [
+    "support overruled at",
+    "best choice supported at",
+    "best floor / margin",
+    "denied ruled out",
+    "wrong/fact",
+    "right vetoed",
+]
+
+
+def _never(value: float | None) -> str:
+    return "never" if value is None else str(value)
 
 
 def _markdown(result: dict[str, Any]) -> str:
     best, block = result["best"], result["best_block"]
-    chosen = [p for p in result["grid"] if p["overruled_at"] == best["overruled_at"]]
+    guard = (best["overruled_at"], best["best_support"])
+    chosen = [p for p in result["grid"] if (p["overruled_at"], p["best_support"]) == guard]
     rows = [
-        [p["floor"], p["margin"], f"{p['denied_ruled_out']:.1%}", f"{p['wrong_per_fact']:.3f}"]
+        [
+            p["floor"],
+            p["margin"],
+            f"{p['denied_ruled_out']:.1%}",
+            f"{p['wrong_per_fact']:.3f}",
+            f"{p['right_vetoed']:.1%}",
+        ]
         for p in chosen
     ]
-    per_overrule = [
-        [
-            "never" if o is None else o,
-            f"{(b := choose([p for p in result['grid'] if p['overruled_at'] == o]))['floor']} / "
-            f"{b['margin']}",
-            f"{b['denied_ruled_out']:.1%}",
-            f"{b['wrong_per_fact']:.3f}",
-        ]
-        for o in OVERRULES
-    ]
+    per_guard = []
+    for o, b in GUARDS:
+        top = choose(
+            [p for p in result["grid"] if (p["overruled_at"], p["best_support"]) == (o, b)]
+        )
+        per_guard.append(
+            [
+                _never(o),
+                _never(b),
+                f"{top['floor']} / {top['margin']}",
+                f"{top['denied_ruled_out']:.1%}",
+                f"{top['wrong_per_fact']:.3f}",
+                f"{top['right_vetoed']:.1%}",
+            ]
+        )
     blocks = [
         [p["floor"], p["margin"], f"{p['denied_blocked']:.1%}", f"{p['right_blocked']:.1%}"]
         for p in result["block_grid"]
@@ -191,19 +259,22 @@ def _markdown(result: dict[str, Any]) -> str:
 {result["questions"]} OpenBookQA train questions neither adapter trained on. Taught the
 negated core fact, the choice it denies should be ruled out and no other; taught the core fact
 itself, nothing should be. A fact rules out the choice the judge finds it shows false most, when
-that P reaches the floor, leads the next choice by the margin, and the verifier's entailment of
-that choice is below {result["support_floor"]} (that support no longer counts once the judge's
-lead reaches the "overruled at" value). Best (most denied choices ruled out with at most
-{WRONG_BUDGET} wrong vetoes per fact; ties to the support overruled least): floor
-{best["floor"]}, margin {best["margin"]}, support overruled at {best["overruled_at"]}
-({best["denied_ruled_out"]:.1%} ruled out, {best["wrong_per_fact"]:.3f} wrong per fact);
+that P reaches the floor and leads the next choice by the margin, unless the fact supports it:
+the verifier's entailment at least {result["support_floor"]}, or the choice the fact entails
+most at the "best choice supported at" value or more. That support no longer counts once the
+judge's lead reaches the "overruled at" value (the verifier reads a denial as support). Best
+(most denied choices ruled out with at most {WRONG_BUDGET} wrong vetoes per fact and a core
+fact vetoing its own right choice for at most {RIGHT_BUDGET:.0%} of questions): floor
+{best["floor"]}, margin {best["margin"]}, overruled at {_never(best["overruled_at"])}, best
+choice supported at {_never(best["best_support"])} ({best["denied_ruled_out"]:.1%} ruled
+out, {best["wrong_per_fact"]:.3f} wrong per fact, right vetoed {best["right_vetoed"]:.1%});
 configured: {result["configured"]}. Wall time {result["seconds"]} s.
 
-{table(OVERRULE_HEADER, per_overrule)}
+{table(GUARD_HEADER, per_guard)}
 
-At support overruled at {best["overruled_at"]}:
+With the chosen guard:
 
-{table(["floor", "margin", "denied choice ruled out", "wrong vetoes per fact"], rows)}
+{table(["floor", "margin", "denied ruled out", "wrong vetoes per fact", "right vetoed"], rows)}
 
 A fact is also never the premise of the choice it would rule out at looser thresholds (a
 negation must not prove what it denies on the verifier's weak entailment). Best (most denied

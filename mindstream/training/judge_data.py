@@ -218,9 +218,9 @@ def _openbookqa_contradictions(
     """Per question, one ranked group (exactly one claim shown false) of one of three kinds:
     the negated fact against every choice's claim (it denies only the right one); the fact
     against every choice's negated claim (it shows only the right one's negation false); or
-    the fact joined to the denial of one wrong choice ("Sound travels fastest through solids.
-    Sound does not travel fastest through empty space.") against every claim: it denies that
-    choice and still supports the right one. A negation alone must not read as a
+    the fact (or the right choice's own claim) joined to the denial of one wrong choice, in one
+    sentence or two (`compound`), against every claim: it denies that choice and still
+    supports the right one. A negation alone must not read as a
     contradiction, nor a fact that also says what it supports. Then one supported or
     unrelated pair."""
     for number, q in enumerate(questions, start=1):
@@ -234,7 +234,8 @@ def _openbookqa_contradictions(
             claims = [negate(c) for c in claims]
         else:
             denied = rng.choice([i for i in range(len(claims)) if i != q.answer_index])
-            fact = f"{q.fact.strip().rstrip('.')}. {negate(claims[denied])}"
+            affirmed = q.fact if rng.random() < 0.6 else right
+            fact = compound(affirmed, negate(claims[denied]), rng)
             source = "openbookqa fact and a denied choice"
         for i, claim in enumerate(claims):
             label = i == denied
@@ -245,6 +246,22 @@ def _openbookqa_contradictions(
             yield _contradiction(q.fact, right, False, "openbookqa supported")
         else:
             yield _contradiction(rng.choice(facts), right, False, "openbookqa unrelated")
+
+
+def compound(affirmed: str, denial: str, rng: random.Random) -> str:
+    """One statement that affirms one thing and denies another, as people write it: two
+    sentences, one joined by "and" or "but", or the denial first ("Sound travels fastest
+    through solids like steel and cannot travel through empty space"). The judge must find
+    the denial's scope, not the choice named anywhere near a "not"."""
+    yes, no = affirmed.strip().rstrip("."), denial.strip().rstrip(".")
+    form = rng.randrange(4)
+    if form == 0:
+        return f"{yes}. {no}."
+    if form == 1:
+        return f"{yes} and {_lower_first(no)}."
+    if form == 2:
+        return f"{yes}, but {_lower_first(no)}."
+    return f"{no}, but {_lower_first(yes)}."
 
 
 def _contradiction(fact: str, claim: str, label: bool, source: str, group: int = 0) -> Labelled:

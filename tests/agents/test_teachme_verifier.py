@@ -129,22 +129,33 @@ def test_a_fact_never_rules_out_a_choice_it_supports() -> None:
 
 class WeakVerifier(WordVerifier):
     """Like the real verifier on a negation: "does not attract copper" entails "a copper coin"
-    weakly (0.3, below the support floor), yet more than the paperclip."""
+    weakly (0.3, below the support floor), yet more than the paperclip: its best choice."""
 
     def entailment_batch(self, requests: Sequence[tuple[Sequence[str], str]]) -> list[float]:
         return [0.3 if "copper" in h else 0.05 for _, h in requests]
 
 
-def test_a_fact_is_never_the_premise_of_a_choice_the_judge_finds_it_shows_false() -> None:
-    """The judge leans to copper by too little for a veto (0.30 against 0.25), enough for the
-    looser block: the negation no longer proves copper, and the paperclip's proof wins (no
-    entailment floor, as configured by default)."""
+def test_a_clear_judge_overrules_the_weak_support_the_verifier_reads_into_a_negation() -> None:
+    """The verifier's best choice for the negation is copper (0.3): alone that counts as
+    support, but the judge's clear lead (0.6 against 0.25, at least `support_overruled_at`)
+    overrules it: copper is ruled out, not proved."""
+    judge = FakeJudge(contradicts=lambda fact, claim: 0.6 if "copper" in claim else 0.25)
+    reasoner = _reasoner(["A magnet does not attract copper."], WeakVerifier(), judge, 0.0)
+    answer = reasoner.answer(QUESTION, CHOICES)
+    assert answer.ruled_out == [0]
+    assert not [p for p in answer.proofs if p.premises and p.choice_index == 0]
+    assert answer.choice == "a steel paperclip"
+
+
+def test_a_slight_lean_of_the_judge_never_takes_a_fact_from_the_choice_it_supports_best() -> None:
+    """The judge leans to copper by a little (0.30 against 0.25): the fact's best-entailed
+    choice stays supported, neither vetoed nor blocked (as "Ice floats on water because it is
+    less dense" keeps "on the top surface")."""
     judge = FakeJudge(contradicts=lambda fact, claim: 0.3 if "copper" in claim else 0.25)
     reasoner = _reasoner(["A magnet does not attract copper."], WeakVerifier(), judge, 0.0)
     answer = reasoner.answer(QUESTION, CHOICES)
     assert answer.ruled_out == []
-    assert not [p for p in answer.proofs if p.premises and p.choice_index == 0]
-    assert answer.choice == "a steel paperclip"
+    assert [p for p in answer.proofs if p.premises and p.choice_index == 0]
 
 
 def test_a_fact_that_reads_as_contradicting_every_choice_rules_none_out() -> None:

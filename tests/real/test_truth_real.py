@@ -25,11 +25,6 @@ YORK = "We finally signed the lease on the house in York, the boxes went over on
 # The issue's own sentences. The York one is also one of the judge's training templates
 # (mindstream/training/data/judge_slots.yaml): passing here shows the adapter fits what it was
 # taught; how it does on wordings it never saw is `mindstream eval changed-facts`.
-#
-# Known failures of the shipped adapters (issue 27 stays open): strict, so a fix shows.
-KNOWN_2 = (
-    "known failure: the contradicts adapter gives empty space 0.79, steel 0.90 (issue 27 open)"
-)
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +44,6 @@ def test_the_judge_separates_a_move_from_compatible_news(judge) -> None:  # type
     assert changed >= 0.5 > max(sister, pet)
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_2)
 def test_the_judge_finds_what_a_fact_shows_false(judge) -> None:  # type: ignore[no-untyped-def]
     fact = "Sound travels fastest through solids like steel and cannot travel through empty space."
     stem = "Through which material does sound travel fastest"

@@ -20,6 +20,7 @@ ADAPTERS = {
     "mindstream-verifier": VERIFIER_ADAPTER_DIR,
     "mindstream-judge-replaces": JUDGE_ADAPTER_DIR / "replaces",
     "mindstream-judge-contradicts": JUDGE_ADAPTER_DIR / "contradicts",
+    "mindstream-judge-reacts": JUDGE_ADAPTER_DIR / "reacts",
 }
 
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from agents.generative import Minds
     from agents.teachme import TeachableReasoner
     from lm import CallLedger, Scorer
-    from lm.judge import RelationJudge
+    from lm.judge import ReactionJudge, RelationJudge
     from lm.served_adapters import ServedYesNo
     from lm.verifier import Verifier
     from memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
@@ -164,6 +164,33 @@ class Parts:
         if self.config.model.is_served:
             return DeferredJudge(self._served_judge)  # asks the server on first use
         return ScorerJudge(self.scorer_for("judge"))
+
+    @cached_property
+    def reactions(self) -> ReactionJudge | None:
+        """Must an agent stop for an object's new state: the trained adapter on the embedded
+        model or a server that serves it, else a served model's few-shot answer; another
+        local model answers the town's own reaction prompt (None)."""
+        from lm import DEFAULT_MODEL_SPEC
+        from lm.judge import load_adapter_reactions
+
+        if self.config.model.spec == DEFAULT_MODEL_SPEC:
+            from lm.loading import cached_smollm2_dir
+
+            local = self.config.model.local
+            base = cached_smollm2_dir(local.cache_dir)
+            return DeferredReactions(lambda: load_adapter_reactions(base, threads=local.threads))
+        if self.config.model.is_served:
+            return DeferredReactions(self._served_reactions)
+        return None
+
+    def _served_reactions(self) -> ReactionJudge:
+        from lm.judge import AdapterReactions, ScorerReactions
+
+        if "mindstream-judge-reacts" in self.served_adapters:
+            return AdapterReactions(
+                functools.partial(self._served_yes_no, "mindstream-judge-reacts")
+            )
+        return ScorerReactions(self.scorer_for("react"))
 
     def _served_judge(self) -> RelationJudge:
         from lm.judge import AdapterJudge, ScorerJudge
@@ -307,6 +334,7 @@ class Parts:
             concurrent=batched and served,
             ledger=self.ledger,
             clock=MODEL_BUSY if served else None,
+            reactions=self.reactions,
         )
 
     def run_parts(self, *, batched: bool = True, keep_config: bool = True) -> RunParts:
@@ -348,6 +376,13 @@ class DeferredJudge(_OnFirstUse["RelationJudge"]):
 
     def contradicts_batch(self, pairs: Any) -> list[float]:
         return self.built.contradicts_batch(pairs)
+
+
+class DeferredReactions(_OnFirstUse["ReactionJudge"]):
+    """A reaction judge built on first use."""
+
+    def reacts_batch(self, sights: Any) -> list[float]:
+        return self.built.reacts_batch(sights)
 
 
 class DeferredVerifier(_OnFirstUse["Verifier"]):

@@ -218,12 +218,17 @@ class Engine:
         ]
         if not candidates:
             return []
-        threshold = self.config.agent.react_threshold
         decided = decide_reactions(candidates, self.minds, moment)
         events: list[Event] = [
-            ReactDecision(agent=a.name, to=s.text, p_yes=round(p, 3)) for a, s, p in decided
+            ReactDecision(
+                agent=d.agent.name,
+                to=d.sight.text,
+                p_yes=round(d.p, 3),
+                baseline=None if d.baseline is None else round(d.baseline, 3),
+            )
+            for d in decided
         ]
-        chosen = [(a, s) for a, s, p in decided if p >= threshold]
+        chosen = [(d.agent, d.sight) for d in decided if d.reacts()]
         self.rng.shuffle(chosen)
         pairs: list[tuple[GenerativeAgent, GenerativeAgent]] = []
         talking: set[str] = set()

@@ -76,6 +76,7 @@ class ReactDecision(_Event):
     agent: str
     to: str
     p_yes: float
+    baseline: float | None = None  # the reaction judge's P for the same object idle
 
 
 class Reaction(_Event):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
@@ -26,6 +27,9 @@ from memory import NewMemory
 FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")
 
 
+IDLE = "idle"  # an object's state when nothing happens to it (the world's default)
+
+
 class Sight(BaseModel):
     """Something an agent perceives: another agent, or an object in a state."""
 
@@ -37,26 +41,48 @@ class Sight(BaseModel):
     place: str  # the room it is in
 
 
+@dataclass(frozen=True)
+class ReactOdds:
+    """How likely an agent is to stop for what it saw, and whether it does."""
+
+    agent: GenerativeAgent
+    sight: Sight
+    p: float  # P(react): the model's own yes/no, or the reaction judge's
+    baseline: float | None = None  # the judge's P for the same object idle
+
+    def reacts(self) -> bool:
+        """A person: P at the threshold. An object: P above the same object idle by the margin
+        (the judge's P moves with who is looking and what they are doing; the difference
+        does not)."""
+        config = self.agent.config
+        if self.baseline is None:
+            return self.p >= config.react_threshold
+        return self.p - self.baseline >= config.react_margin
+
+
 def decide_reactions(
     candidates: Sequence[tuple[GenerativeAgent, Sight]], minds: Minds, moment: datetime
-) -> list[tuple[GenerativeAgent, Sight, float]]:
+) -> list[ReactOdds]:
     """P(react) for each (agent, what it just saw): a person with context retrieved about them;
     an object's new state through the reaction judge when there is one (a small model's own
-    yes/no does not tell a fire from a tidy shelf)."""
+    yes/no does not tell a fire from a tidy shelf), against the same object idle."""
     judged = minds.reactions is not None
     asked = [n for n, (_, s) in enumerate(candidates) if not (judged and not s.is_agent)]
-    scores: dict[int, float] = {}
+    odds: dict[int, ReactOdds] = {}
     if asked:
         prompts = [_react_prompt(*candidates[n], moment) for n in asked]
-        scores |= dict(zip(asked, minds.p_yes(prompts, "react"), strict=True))
-    objects = [n for n in range(len(candidates)) if n not in scores]
+        for n, p in zip(asked, minds.p_yes(prompts, "react"), strict=True):
+            odds[n] = ReactOdds(*candidates[n], p)
+    objects = [n for n in range(len(candidates)) if n not in odds]
     if objects:
-        sights = [
-            (candidates[n][0].name, candidates[n][0].status(moment), candidates[n][1].text)
-            for n in objects
-        ]
-        scores |= dict(zip(objects, minds.reacts(sights), strict=True))
-    return [(a, s, scores[n]) for n, (a, s) in enumerate(candidates)]
+        looks = [(candidates[n][0].name, candidates[n][0].status(moment)) for n in objects]
+        sights = [candidates[n][1] for n in objects]
+        seen = [(*look, s.text) for look, s in zip(looks, sights, strict=True)]
+        idle = [(*look, f"{s.subject} is {IDLE}") for look, s in zip(looks, sights, strict=True)]
+        scores = minds.reacts(seen + idle)
+        for k, n in enumerate(objects):
+            odds[n] = ReactOdds(*candidates[n], scores[k], baseline=scores[len(objects) + k])
+    return [odds[n] for n in range(len(candidates))]
 
 
 def _react_prompt(agent: GenerativeAgent, sight: Sight, moment: datetime) -> str:

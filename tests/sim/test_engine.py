@@ -109,8 +109,11 @@ def test_an_objects_new_state_goes_to_the_reaction_judge_and_people_to_the_model
     thing = f"{room}: {next(iter(engine.world.objects(*room.split(': '))))}"
     engine.inject(thing, "burning")
     events = engine.step()
-    assert {o for _, _, o in judge.asked} == {f"{thing} is burning"}
+    # each witness is asked about the fire and, as its baseline, the same object idle
+    assert {o for _, _, o in judge.asked} == {f"{thing} is burning", f"{thing} is idle"}
     assert {e.agent for e in events if e.type == "react"} == {n for n, _, _ in judge.asked}
+    decisions = [e for e in events if e.type == "react?"]
+    assert decisions and all((e.p_yes, e.baseline) == (0.9, 0.1) for e in decisions)
     assert not [e for e in events if e.type == "conversation"]
 
 

@@ -1,0 +1,49 @@
+"""The embedded model's reaction decisions through the committed reaction adapter: the flood
+and the fire of smallville25 next to the residents who see them, against everyday states of
+the same objects. The adapter never saw a state with "burn" or "flood" in it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from agents.generative import GenerativeAgent, Sight, decide_reactions
+from memory import InMemoryStore, MemoryStream
+from mindstream.compose import Parts
+from sim import load_scenario
+
+pytestmark = pytest.mark.real_model
+
+EVENTS = {
+    "Johnson Park: park: fountain": ("flooding the path", "running quietly"),
+    "Hobbs Cafe: kitchen: stove": ("burning", "being cleaned"),
+}
+
+
+def test_a_flood_and_a_fire_are_reacted_to_and_everyday_states_are_not() -> None:
+    parts = Parts.load()
+    minds = parts.minds()
+    town = load_scenario("smallville25")
+    stream = MemoryStream(InMemoryStore(), parts.embedder)
+    moment = datetime(2023, 2, 14, 10, 0, tzinfo=town.start.tzinfo)
+    residents = [GenerativeAgent(p, stream) for p in town.agents[:6]]
+    candidates = [
+        (agent, Sight(text=f"{path} is {state}", subject=path, is_agent=False, place=path))
+        for path, states in EVENTS.items()
+        for state in states
+        for agent in residents
+    ]
+    decided = decide_reactions(candidates, minds, moment)
+    for d in decided:
+        print(f"{d.agent.name:20} {d.sight.text:50} P {d.p:.2f} idle {d.baseline:.2f} {d.reacts()}")
+    emergency = {
+        state: sum(d.reacts() for d in decided if d.sight.text.endswith(state))
+        for state in ("flooding the path", "burning")
+    }
+    everyday = [d for d in decided if d.sight.text.endswith(("running quietly", "being cleaned"))]
+    # Measured: the flood 5 of 6, the fire 5 of 6, 1 of 12 everyday states (a stove being
+    # cleaned, +0.25 for Klaus, at the margin). P >= 0.5 alone reacted to 7 of the 12.
+    assert min(emergency.values()) >= 4, emergency
+    assert sum(d.reacts() for d in everyday) <= 1
+    assert minds.requests["react"] == 2 * len(candidates)  # each sight and its idle baseline

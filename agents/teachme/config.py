@@ -74,6 +74,9 @@ class TeachMeConfig(BaseModel):
     # The verifier reads a denial as support ("Humans do not need carbon dioxide" entails
     # "humans need carbon dioxide" at 0.81), so its support counts only while the judge's
     # reading is not clear-cut. Chosen with the veto thresholds (None: support always counts).
+    # Two runs of the eval (the same adapters; CPU float sums differ in the last digits) chose
+    # 0.3, then 0.2 at the edge of the wrong-veto budget; 0.3 is the more cautious (in the
+    # second run 55.3%, 0.057 wrong per fact, right vetoed 0.3%, against 57.3%, 0.060, 0.7%).
     support_overruled_at: float | None = Field(
         0.3,
         ge=0,

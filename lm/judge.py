@@ -159,28 +159,30 @@ class ScorerJudge:
         return self.scorer.p_yes_batch(prompts) if prompts else []
 
 
+def _adapter(
+    base: Path, adapters: Path, task: str, probe: str, threads: int | None
+) -> Callable[[], YesNo]:
+    """The adapter in `adapters`/`task` on `base`, loaded (once per process) when first asked."""
+    trainer = f"mindstream train judge {task}"
+    return lambda: load_yes_no_adapter(base, adapters / task, probe, threads, trainer)
+
+
 def load_adapter_judge(
     base: Path, adapters: Path = JUDGE_ADAPTER_DIR, threads: int | None = None
 ) -> AdapterJudge:
     """The judge on the base model in `base`, with the adapters in `adapters`/replaces and
-    `adapters`/contradicts, each loaded (once per process) when first asked."""
-
-    def loader(task: str, probe: str) -> Callable[[], YesNo]:
-        trainer = f"mindstream train judge {task}"
-        return lambda: load_yes_no_adapter(base, adapters / task, probe, threads, trainer)
-
+    `adapters`/contradicts, each loaded when first asked."""
+    replaces = replaces_prompt("I live in a flat in Leeds", "We moved to York")
+    contradicts = contradicts_prompt("Ice is cold.", "Ice is hot.")
     return AdapterJudge(
-        loader("replaces", replaces_prompt("I live in a flat in Leeds", "We moved to York")),
-        loader("contradicts", contradicts_prompt("Ice is cold.", "Ice is hot.")),
+        _adapter(base, adapters, "replaces", replaces, threads),
+        _adapter(base, adapters, "contradicts", contradicts, threads),
     )
 
 
 def load_adapter_reactions(
     base: Path, adapters: Path = JUDGE_ADAPTER_DIR, threads: int | None = None
 ) -> AdapterReactions:
-    """The reaction adapter in `adapters`/reacts, loaded (once per process) when first asked."""
+    """The reaction adapter in `adapters`/reacts, loaded when first asked."""
     probe = reacts_prompt("Ana", "reading", "the kitchen: stove is on fire")
-    trainer = "mindstream train judge reacts"
-    return AdapterReactions(
-        lambda: load_yes_no_adapter(base, adapters / "reacts", probe, threads, trainer)
-    )
+    return AdapterReactions(_adapter(base, adapters, "reacts", probe, threads))

@@ -116,6 +116,16 @@ def teach(reasoner: TeachableReasoner, question: Question) -> bool:
     return True
 
 
+def _resumable(state_path: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """The saved progress of a run with these settings; a run with other settings (a changed
+    TeachMe config) starts over, so its numbers are never mixed with another's."""
+    state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.is_file() else {}
+    if state and state.get("settings") != json.loads(json.dumps(settings)):
+        print(f"{state_path}: saved with other settings; starting over")
+        return {}
+    return state
+
+
 def run(
     data: Path = DEFAULT_DATA / "dev_complete.jsonl",
     train_file: Path = DEFAULT_DATA / "train_complete.jsonl",
@@ -140,9 +150,11 @@ def run(
     split = data.stem
     tag = "" if model == DEFAULT_MODEL_SPEC else re.sub(r"[^\w.-]+", "_", model) + "-"
     state_path = work / f"{tag}state-{split}-{len(hidden)}-{len(train)}-{seed}.json"
-    state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.is_file() else {}
+    settings = {"model": model, "teachme": lab.config.model_dump()}
+    state = _resumable(state_path, settings)
     if state and "seconds" not in state:
         state["untimed_start"] = True  # resumed from a run killed before it recorded its time
+    state["settings"] = settings
     work.mkdir(parents=True, exist_ok=True)
     timed = float(state.get("seconds", 0))
 

@@ -1,12 +1,13 @@
 """The simulated-teacher experiment on a tiny data set with a scripted scorer: the teacher adds
 a core fact only for wrong answers, teaching helps where the fact is relevant, and a finished
-run resumes without scoring anything again."""
+run resumes without scoring anything again, unless TeachMe's settings changed."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from agents.teachme import TeachMeConfig
 from lm.fakes import FakeScorer, HashEmbeddings
 from mindstream.experiments.teachme import Lab, run
 
@@ -52,8 +53,8 @@ def test_teacher_teaches_wrong_answers_and_a_finished_run_resumes_for_free(
     _write(data, "dev", DEV)
     out, work = tmp_path / "results", tmp_path / "work"
 
-    def experiment(scorer: FakeScorer) -> dict:  # type: ignore[type-arg]
-        lab = Lab(scorer, HashEmbeddings())
+    def experiment(scorer: FakeScorer, retrieve_k: int = 5) -> dict:  # type: ignore[type-arg]
+        lab = Lab(scorer, HashEmbeddings(), config=TeachMeConfig(retrieve_k=retrieve_k))
         return run(
             data / "dev_complete.jsonl",
             data / "train_complete.jsonl",
@@ -82,3 +83,7 @@ def test_teacher_teaches_wrong_answers_and_a_finished_run_resumes_for_free(
     again = FakeScorer()
     assert experiment(again)["curves"] == result["curves"]
     assert again.calls == []  # everything came from the saved state
+
+    changed = FakeScorer()
+    assert experiment(changed, retrieve_k=3)["after"] == 1.0
+    assert changed.calls != []  # other settings: the saved state was not reused

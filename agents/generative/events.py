@@ -137,17 +137,4 @@ Event = Annotated[
     | Reflected,
     Field(discriminator="type"),
 ]
-EventKind = Literal[
-    "tick",
-    "plan",
-    "hourly",
-    "actions",
-    "move",
-    "react?",
-    "react",
-    "conversation",
-    "event",
-    "inner_voice",
-    "reflection",
-]
 EVENT = TypeAdapter(Event)

@@ -9,10 +9,10 @@ from mindstream.experiments.teachme_vetoes import Row, block_grid, choose, choos
 # fact reads to the judge as showing choice 0 false, wrongly, at 0.4, with no support either;
 # a second core fact the verifier finds supports choice 0 is never blocked from it.
 ROWS: list[Row] = [
-    (0, 0, [0.8, 0.1], [0.3, 0.1]),
-    (None, 0, [0.4, 0.1], [0.3, 0.1]),
-    (0, 0, [0.8, 0.1], [0.3, 0.1]),
-    (None, 0, [0.9, 0.1], [0.9, 0.1]),
+    (0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1]),
+    (None, 0, [0.4, 0.1], [0.3, 0.1], [0.4, 0.1]),
+    (0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1]),
+    (None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1]),
 ]
 
 
@@ -20,7 +20,7 @@ def test_blocks_are_vetoes_at_looser_thresholds_and_spare_what_the_fact_supports
     vetoes = {
         (p["floor"], p["margin"]): p
         for p in grid(ROWS, support=0.5)
-        if p["overruled_at"] is None and p["best_support"] is None
+        if p["overruled_at"] is None and p["best_support"] is None and p["claim_first"] == 0
     }
     assert vetoes[(0.1, 0.1)]["denied_ruled_out"] == 1.0
     blocks = {(p["floor"], p["margin"]): p for p in block_grid(ROWS, support=0.5)}
@@ -29,6 +29,7 @@ def test_blocks_are_vetoes_at_looser_thresholds_and_spare_what_the_fact_supports
         "margin": 0.1,
         "overruled_at": None,
         "best_support": None,
+        "claim_first": 0.0,
         "denied_blocked": 1.0,
         "right_blocked": 0.5,
     }
@@ -45,9 +46,9 @@ def test_the_chosen_block_keeps_the_right_proofs_within_budget() -> None:
 # judge's clear lead (0.8) overrules it; a core fact the judge misreads as clearly denying what
 # it supports is then a wrong veto, which the budget counts.
 DENIAL_READ_AS_SUPPORT: list[Row] = [
-    (0, 0, [0.9, 0.1], [0.8, 0.1]),
-    (None, 0, [0.2, 0.1], [0.9, 0.1]),
-    (None, 0, [0.9, 0.1], [0.9, 0.1]),
+    (0, 0, [0.9, 0.1], [0.8, 0.1], [0.9, 0.1]),
+    (None, 0, [0.2, 0.1], [0.9, 0.1], [0.2, 0.1]),
+    (None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1]),
 ]
 
 
@@ -55,7 +56,7 @@ def test_a_clear_judge_overrules_the_verifiers_support_and_its_cost_is_counted()
     points = {
         (p["overruled_at"], p["floor"], p["margin"]): p
         for p in grid(DENIAL_READ_AS_SUPPORT, 0.5)
-        if p["best_support"] is None
+        if p["best_support"] is None and p["claim_first"] == 0
     }
     kept, overruled = points[(None, 0.1, 0.1)], points[(0.5, 0.1, 0.1)]
     assert (kept["denied_ruled_out"], kept["wrong_per_fact"]) == (0.0, 0.0)
@@ -65,13 +66,14 @@ def test_a_clear_judge_overrules_the_verifiers_support_and_its_cost_is_counted()
 def test_ties_go_to_the_support_overruled_least() -> None:
     best = choose(grid(ROWS, support=0.5))
     assert best["overruled_at"] is None and best["best_support"] is None
+    assert best["claim_first"] == 0
 
 
 # A core fact the judge misreads as denying the choice it entails most, weakly (0.3): the
 # best-support guard keeps that choice; the budget on right choices vetoed counts it.
 OWN_BEST: list[Row] = [
-    (0, 0, [0.8, 0.1], [0.1, 0.1]),
-    (None, 0, [0.5, 0.1], [0.3, 0.1]),
+    (0, 0, [0.8, 0.1], [0.1, 0.1], [0.8, 0.1]),
+    (None, 0, [0.5, 0.1], [0.3, 0.1], [0.5, 0.1]),
 ]
 
 
@@ -79,9 +81,30 @@ def test_a_fact_never_vetoes_the_choice_it_entails_most_under_the_guard() -> Non
     points = {
         (p["best_support"], p["floor"], p["margin"]): p
         for p in grid(OWN_BEST, 0.5)
-        if p["overruled_at"] is None
+        if p["overruled_at"] is None and p["claim_first"] == 0
     }
     assert points[(None, 0.1, 0.1)]["right_vetoed"] == 1.0
     assert points[(0.2, 0.1, 0.1)]["right_vetoed"] == 0.0
     assert points[(0.2, 0.1, 0.1)]["denied_ruled_out"] == 1.0
     assert choose(grid(OWN_BEST, 0.5))["right_vetoed"] == 0.0
+
+
+# Read fact first, the judge leans to the other choice with the same predicate (0.36 against
+# 0.26, as "Rubber does not conduct electricity" did with "a copper wire"); read claim first,
+# it finds the denied one (0.96 against 0.37). Half of each reading rules out the denied choice.
+SUBJECT_MIXED_UP: list[Row] = [
+    (0, 1, [0.26, 0.36], [0.05, 0.05], [0.96, 0.37]),
+    (None, 1, [0.05, 0.1], [0.05, 0.6], [0.1, 0.2]),
+]
+
+
+def test_the_claim_first_reading_can_find_the_subject_the_fact_denies() -> None:
+    points = {
+        p["claim_first"]: p
+        for p in grid(SUBJECT_MIXED_UP, 0.5)
+        if (p["overruled_at"], p["best_support"], p["floor"], p["margin"])
+        == (None, None, 0.1, 0.05)
+    }
+    assert points[0.0]["denied_ruled_out"] == 0.0 and points[0.0]["wrong_per_fact"] == 0.5
+    assert points[0.5]["denied_ruled_out"] == 1.0 and points[0.5]["wrong_per_fact"] == 0.0
+    assert choose(grid(SUBJECT_MIXED_UP, 0.5))["claim_first"] > 0

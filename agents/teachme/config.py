@@ -41,7 +41,8 @@ class TeachMeConfig(BaseModel):
     # questions neither adapter saw (a taught negated core fact should rule out the choice it
     # denies and no other): the most denied choices ruled out with at most 0.06 wrong vetoes
     # per fact and a core fact vetoing its own right choice for at most 1% of questions
-    # (55.3%, 0.060, 0.3% with the current adapters and guards); never on contrast pairs.
+    # (56.7%, 0.058, 0.7% with the current adapters, guards and both readings); never on
+    # contrast pairs.
     veto_floor: float = Field(
         0.05,
         ge=0,
@@ -60,7 +61,7 @@ class TeachMeConfig(BaseModel):
     )
     # Premise blocks: chosen by the same eval on the same questions: the most denied choices
     # blocked with the right answer's proof blocked for at most 5% of core facts taught
-    # (63.3% blocked, 1.0% right blocked).
+    # (70.0% blocked, 1.0% right blocked, with both readings).
     block_floor: float = Field(
         0.05,
         ge=0,
@@ -74,11 +75,10 @@ class TeachMeConfig(BaseModel):
     # The verifier reads a denial as support ("Humans do not need carbon dioxide" entails
     # "humans need carbon dioxide" at 0.81), so its support counts only while the judge's
     # reading is not clear-cut. Chosen with the veto thresholds (None: support always counts).
-    # Two runs of the eval (the same adapters; CPU float sums differ in the last digits) chose
-    # 0.3, then 0.2 at the edge of the wrong-veto budget; 0.3 is the more cautious (in the
-    # second run 55.3%, 0.057 wrong per fact, right vetoed 0.3%, against 57.3%, 0.060, 0.7%).
+    # With the fact-first reading alone, two runs chose 0.3 and 0.2, both at the edge of the
+    # wrong-veto budget; with both readings the chosen point is inside it (0.058).
     support_overruled_at: float | None = Field(
-        0.3,
+        0.2,
         ge=0,
         le=1,
         description="the verifier's support does not keep a choice when the judge's P that the "
@@ -89,11 +89,22 @@ class TeachMeConfig(BaseModel):
     # is less dense" entails "on the top surface" at 0.33, its best): chosen with the veto
     # thresholds.
     best_support_floor: float | None = Field(
-        0.1,
+        0.2,
         ge=0,
         le=1,
         description="the choice the verifier finds the fact entails most, at least this much, "
         "counts as supported too (None: only the support floor)",
+    )
+
+    # Contradiction is symmetric; the judge was trained fact first, and read claim first it tells
+    # apart the subject a fact denies from another with the same predicate. Chosen with the veto
+    # thresholds (0: the fact-first reading alone).
+    claim_first_share: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description="weight of the judge's claim-first reading in P(the fact shows the claim "
+        "false); the rest is the fact-first reading",
     )
 
     @property

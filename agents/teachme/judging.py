@@ -70,7 +70,11 @@ def judge_facts(
     relevant = [n for n, s in enumerate(similarity) if s >= config.gate_similarity]
     judged = verifier.entailment_batch([([f.text], h) for f in facts for h in hypotheses])
     pairs = [(facts[n].text, h) for n in relevant for h in hypotheses]
-    contradiction = judge.contradicts_batch(pairs) if judge is not None and pairs else []
+    contradiction = (
+        contradiction_both_ways(judge, pairs, config.claim_first_share)
+        if judge is not None and pairs
+        else []
+    )
     width = len(hypotheses)
     against = {n: contradiction[k * width : (k + 1) * width] for k, n in enumerate(relevant)}
     out = []
@@ -86,6 +90,28 @@ def judge_facts(
             )
         )
     return out
+
+
+def contradiction_both_ways(
+    judge: RelationJudge, pairs: Sequence[tuple[str, str]], claim_first_share: float
+) -> list[float]:
+    """P(the fact shows the claim false), read in both orders in one judge batch and mixed:
+    contradiction is symmetric, and the claim-first reading tells subjects apart better ("Rubber
+    does not conduct electricity" read first leans to "a copper wire"; read second, to "a
+    rubber band")."""
+    if claim_first_share <= 0:
+        return judge.contradicts_batch(pairs)
+    both = judge.contradicts_batch([*pairs, *((claim, fact) for fact, claim in pairs)])
+    return mix_readings(both[: len(pairs)], both[len(pairs) :], claim_first_share)
+
+
+def mix_readings(
+    fact_first: Sequence[float], claim_first: Sequence[float], claim_first_share: float
+) -> list[float]:
+    return [
+        (1 - claim_first_share) * f + claim_first_share * c
+        for f, c in zip(fact_first, claim_first, strict=True)
+    ]
 
 
 def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[Veto]:

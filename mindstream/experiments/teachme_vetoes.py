@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import track
 
 from agents.teachme.config import VetoRule
-from agents.teachme.judging import ruled_out_by
+from agents.teachme.judging import mix_readings, ruled_out_by
 from agents.teachme.language import negate, rule_hypothesis
 from mindstream.experiments.openbookqa import load_questions
 from mindstream.experiments.report import table, write_section
@@ -35,12 +35,18 @@ MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3)
 OVERRULES: tuple[float | None, ...] = (None, 0.5, 0.4, 0.3, 0.2)
 # The entailment at which the choice a fact entails most counts as supported; None: never.
 BEST_SUPPORTS: tuple[float | None, ...] = (None, 0.3, 0.2, 0.1)
-GUARDS = [(o, b) for b in BEST_SUPPORTS for o in OVERRULES]
+# The weight of the judge's claim-first reading (`TeachMeConfig.claim_first_share`).
+CLAIM_FIRST = (0.0, 0.25, 0.5)
+# (support overruled at, best choice supported at, claim-first share)
+Guard = tuple[float | None, float | None, float]
+GUARDS: list[Guard] = [(o, b, s) for s in CLAIM_FIRST for b in BEST_SUPPORTS for o in OVERRULES]
+NO_GUARD: Guard = (None, None, 0.0)
 HELD_OUT = 500
 
 
-# (denied choice, right choice, contradiction, entailment): denied is None for the core fact
-Row = tuple[int | None, int, list[float], list[float]]
+# (denied choice, right choice, contradiction fact first, entailment, contradiction claim
+# first): denied is None for the core fact
+Row = tuple[int | None, int, list[float], list[float], list[float]]
 
 
 def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
@@ -50,9 +56,12 @@ def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
     for q in track(questions, description="facts against claims"):
         claims = [rule_hypothesis(q.stem, c) for c in q.choices]
         for fact, denied in ((negate(q.fact), q.answer_index), (q.fact, None)):
-            contradiction = judge.contradicts_batch([(fact, c) for c in claims])
+            both = judge.contradicts_batch(
+                [*((fact, c) for c in claims), *((c, fact) for c in claims)]
+            )
             entailment = verifier.entailment_batch([([fact], c) for c in claims])
-            rows.append((denied, q.answer_index, contradiction, entailment))
+            width = len(claims)
+            rows.append((denied, q.answer_index, both[:width], entailment, both[width:]))
     return rows
 
 
@@ -61,9 +70,9 @@ def vetoed(
     floor: float,
     margin: float,
     support: float,
-    guard: tuple[float | None, float | None] = (None, None),
+    guard: Guard = NO_GUARD,
 ) -> list[int]:
-    overruled_at, best_support = guard
+    overruled_at, best_support, claim_first = guard
     rule = VetoRule(
         floor=floor,
         margin=margin,
@@ -71,7 +80,7 @@ def vetoed(
         best_support=best_support,
         overruled_at=overruled_at,
     )
-    top = ruled_out_by(row[2], row[3], rule)
+    top = ruled_out_by(mix_readings(row[2], row[4], claim_first), row[3], rule)
     return [] if top is None else [top]
 
 
@@ -94,6 +103,7 @@ def grid(rows: list[Row], support: float) -> list[dict[str, Any]]:
                         "margin": margin,
                         "overruled_at": guard[0],
                         "best_support": guard[1],
+                        "claim_first": guard[2],
                         "denied_ruled_out": right / len(negated),
                         "wrong_per_fact": wrong / len(rows),
                         "right_vetoed": own / len(core),
@@ -102,9 +112,7 @@ def grid(rows: list[Row], support: float) -> list[dict[str, Any]]:
     return out
 
 
-def block_grid(
-    rows: list[Row], support: float, guard: tuple[float | None, float | None] = (None, None)
-) -> list[dict[str, Any]]:
+def block_grid(rows: list[Row], support: float, guard: Guard = NO_GUARD) -> list[dict[str, Any]]:
     """Premise blocks (the same rule, looser thresholds): how often the denied choice loses the
     negated fact as a premise, and how often the right choice loses the core fact that
     supports it."""
@@ -121,6 +129,7 @@ def block_grid(
             "margin": margin,
             "overruled_at": guard[0],
             "best_support": guard[1],
+            "claim_first": guard[2],
             "denied_blocked": share(negated, 0, floor, margin),
             "right_blocked": share(core, 1, floor, margin),
         }
@@ -180,7 +189,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     rows = judged(parts, train, limit)
     points = grid(rows, support)
     best = choose(points)
-    blocks = block_grid(rows, support, (best["overruled_at"], best["best_support"]))
+    blocks = block_grid(rows, support, guard_of(best))
     result = {
         "command": command,
         "model": parts.config.model.spec,
@@ -188,7 +197,14 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
         "support_floor": support,
         "grid": points,
         "rows": [
-            {"denied": d, "right": r, "contradiction": c, "entailment": e} for d, r, c, e in rows
+            {
+                "denied": d,
+                "right": r,
+                "contradiction": c,
+                "entailment": e,
+                "contradiction_claim_first": c2,
+            }
+            for d, r, c, e, c2 in rows
         ],
         "best": best,
         "block_grid": blocks,
@@ -200,6 +216,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
             "block_margin": parts.config.teachme.block_margin,
             "support_overruled_at": parts.config.teachme.support_overruled_at,
             "best_support_floor": parts.config.teachme.best_support_floor,
+            "claim_first_share": parts.config.teachme.claim_first_share,
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -207,7 +224,12 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     return result
 
 
+def guard_of(point: dict[str, Any]) -> Guard:
+    return (point["overruled_at"], point["best_support"], point["claim_first"])
+
+
 GUARD_HEADER = [
+    "claim-first share",
     "support overruled at",
     "best choice supported at",
     "best floor / margin",
@@ -223,8 +245,7 @@ def _never(value: float | None) -> str:
 
 def _markdown(result: dict[str, Any]) -> str:
     best, block = result["best"], result["best_block"]
-    guard = (best["overruled_at"], best["best_support"])
-    chosen = [p for p in result["grid"] if (p["overruled_at"], p["best_support"]) == guard]
+    chosen = [p for p in result["grid"] if guard_of(p) == guard_of(best)]
     rows = [
         [
             p["floor"],
@@ -236,12 +257,12 @@ def _markdown(result: dict[str, Any]) -> str:
         for p in chosen
     ]
     per_guard = []
-    for o, b in GUARDS:
-        top = choose(
-            [p for p in result["grid"] if (p["overruled_at"], p["best_support"]) == (o, b)]
-        )
+    for guard in GUARDS:
+        o, b, share = guard
+        top = choose([p for p in result["grid"] if guard_of(p) == guard])
         per_guard.append(
             [
+                share,
                 _never(o),
                 _never(b),
                 f"{top['floor']} / {top['margin']}",
@@ -262,11 +283,13 @@ itself, nothing should be. A fact rules out the choice the judge finds it shows 
 that P reaches the floor and leads the next choice by the margin, unless the fact supports it:
 the verifier's entailment at least {result["support_floor"]}, or the choice the fact entails
 most at the "best choice supported at" value or more. That support no longer counts once the
-judge's lead reaches the "overruled at" value (the verifier reads a denial as support). Best
+judge's lead reaches the "overruled at" value (the verifier reads a denial as support). The
+judge's P mixes its fact-first reading with its claim-first one by the "claim-first share". Best
 (most denied choices ruled out with at most {WRONG_BUDGET} wrong vetoes per fact and a core
 fact vetoing its own right choice for at most {RIGHT_BUDGET:.0%} of questions): floor
 {best["floor"]}, margin {best["margin"]}, overruled at {_never(best["overruled_at"])}, best
-choice supported at {_never(best["best_support"])} ({best["denied_ruled_out"]:.1%} ruled
+choice supported at {_never(best["best_support"])}, claim-first share {best["claim_first"]}
+({best["denied_ruled_out"]:.1%} ruled
 out, {best["wrong_per_fact"]:.3f} wrong per fact, right vetoed {best["right_vetoed"]:.1%});
 configured: {result["configured"]}. Wall time {result["seconds"]} s.
 

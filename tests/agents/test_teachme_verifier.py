@@ -91,10 +91,16 @@ def _reasoner(
     verifier: WordVerifier | None = None,
     judge: FakeJudge | None = None,
     gate_entailment: float = 0.5,
+    claim_first_share: float = 0.0,
 ) -> TeachableReasoner:
     stream = MemoryStream(InMemoryStore(), SameEmbeddings())
     stream.add_many([new_memory(text=f, owner="user", kind="fact", importance=8.0) for f in facts])
-    config = TeachMeConfig(retrieve_k=5, gate_similarity=0.5, gate_entailment=gate_entailment)
+    config = TeachMeConfig(
+        retrieve_k=5,
+        gate_similarity=0.5,
+        gate_entailment=gate_entailment,
+        claim_first_share=claim_first_share,
+    )
     return TeachableReasoner(
         stream,
         PrefersCopper(),
@@ -171,6 +177,26 @@ def test_a_negation_the_judge_does_not_find_contradicting_vetoes_nothing() -> No
         QUESTION, CHOICES
     )
     assert answer.ruled_out == [] and answer.choice == "a copper coin"
+
+
+def test_the_judge_reads_fact_and_claim_both_ways_in_one_batch() -> None:
+    """Read fact first, this judge leans to the paperclip (the same predicate, another
+    subject); read claim first, it finds the copper the fact names. Half of each reading rules
+    out the copper coin, with one judge batch for both orders."""
+
+    def leans(first: str, second: str) -> float:
+        if "not" in first:  # fact first
+            return 0.45 if "paperclip" in second else 0.35
+        return 0.95 if "copper" in first else 0.1  # claim first
+
+    judge = FakeJudge(contradicts=leans)
+    fact_first = _reasoner(["A magnet does not attract copper."], judge=judge)
+    assert fact_first.answer(QUESTION, CHOICES).ruled_out == [1]
+    judge.batches = 0
+    both = _reasoner(["A magnet does not attract copper."], judge=judge, claim_first_share=0.5)
+    answer = both.answer(QUESTION, CHOICES)
+    assert answer.ruled_out == [0] and answer.choice == "a steel paperclip"
+    assert judge.batches == 1
 
 
 def test_using_a_considered_fact_changes_the_proof_or_says_why_not() -> None:

@@ -101,8 +101,15 @@ def contradiction_both_ways(
     rubber band")."""
     if claim_first_share <= 0:
         return judge.contradicts_batch(pairs)
+    return mix_readings(*both_readings(judge, pairs), claim_first_share)
+
+
+def both_readings(
+    judge: RelationJudge, pairs: Sequence[tuple[str, str]]
+) -> tuple[list[float], list[float]]:
+    """P(contradicts) read fact first and claim first, in one judge batch."""
     both = judge.contradicts_batch([*pairs, *((claim, fact) for fact, claim in pairs)])
-    return mix_readings(both[: len(pairs)], both[len(pairs) :], claim_first_share)
+    return both[: len(pairs)], both[len(pairs) :]
 
 
 def mix_readings(

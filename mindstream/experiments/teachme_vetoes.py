@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import track
 
 from agents.teachme.config import VetoRule
-from agents.teachme.judging import mix_readings, ruled_out_by
+from agents.teachme.judging import both_readings, mix_readings, ruled_out_by
 from agents.teachme.language import negate, rule_hypothesis
 from mindstream.experiments.openbookqa import load_questions
 from mindstream.experiments.report import table, write_section
@@ -56,12 +56,9 @@ def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
     for q in track(questions, description="facts against claims"):
         claims = [rule_hypothesis(q.stem, c) for c in q.choices]
         for fact, denied in ((negate(q.fact), q.answer_index), (q.fact, None)):
-            both = judge.contradicts_batch(
-                [*((fact, c) for c in claims), *((c, fact) for c in claims)]
-            )
+            fact_first, claim_first = both_readings(judge, [(fact, c) for c in claims])
             entailment = verifier.entailment_batch([([fact], c) for c in claims])
-            width = len(claims)
-            rows.append((denied, q.answer_index, both[:width], entailment, both[width:]))
+            rows.append((denied, q.answer_index, fact_first, entailment, claim_first))
     return rows
 
 

@@ -8,7 +8,8 @@ from datetime import datetime
 
 import pytest
 
-from agents.generative import GenerativeAgent, Sight, decide_reactions
+from agents.generative import GenerativeAgent, Minds, Sight, decide_reactions
+from agents.generative.social import ReactOdds
 from memory import InMemoryStore, MemoryStream
 from mindstream.compose import Parts
 from sim import load_scenario
@@ -21,8 +22,11 @@ EVENTS = {
 }
 
 
-def test_a_flood_and_a_fire_are_reacted_to_and_everyday_states_are_not() -> None:
-    parts = Parts.load()
+EMERGENCIES = tuple(emergency for emergency, _ in EVENTS.values())
+
+
+def six_residents_see(parts: Parts) -> tuple[list[ReactOdds], Minds]:
+    """Each state of `EVENTS`, seen by six smallville25 residents, decided through `parts`."""
     minds = parts.minds()
     town = load_scenario("smallville25")
     stream = MemoryStream(InMemoryStore(), parts.embedder)
@@ -34,16 +38,20 @@ def test_a_flood_and_a_fire_are_reacted_to_and_everyday_states_are_not() -> None
         for state in states
         for agent in residents
     ]
-    decided = decide_reactions(candidates, minds, moment)
+    return decide_reactions(candidates, minds, moment), minds
+
+
+def test_a_flood_and_a_fire_are_reacted_to_and_everyday_states_are_not() -> None:
+    decided, minds = six_residents_see(Parts.load())
     for d in decided:
         print(f"{d.agent.name:20} {d.sight.text:50} P {d.p:.2f} idle {d.baseline:.2f} {d.reacts()}")
     emergency = {
         state: sum(d.reacts() for d in decided if d.sight.text.endswith(state))
-        for state in ("flooding the path", "burning")
+        for state in EMERGENCIES
     }
-    everyday = [d for d in decided if d.sight.text.endswith(("running quietly", "being cleaned"))]
+    everyday = [d for d in decided if not d.sight.text.endswith(EMERGENCIES)]
     # Measured: the flood 5 of 6, the fire 5 of 6, 1 of 12 everyday states (a stove being
     # cleaned, +0.25 for Klaus, at the margin). P >= 0.5 alone reacted to 5 of the 12.
     assert min(emergency.values()) >= 4, emergency
     assert sum(d.reacts() for d in everyday) <= 1
-    assert minds.requests["react"] == 2 * len(candidates)  # each sight and its idle baseline
+    assert minds.requests["react"] == 2 * len(decided)  # each sight and its idle baseline

@@ -162,30 +162,10 @@ def test_the_town_decides_reactions_on_vllm_as_in_process(vllm_server) -> None: 
     """Object reactions end to end on vLLM (the reaction adapter served as a LoRA module): the
     same decisions as in-process for smallville25's flood and fire and the same objects' everyday
     states, seen by six residents."""
-    from datetime import datetime
-
-    from agents.generative import GenerativeAgent, Sight, decide_reactions
-    from memory import InMemoryStore, MemoryStream
-    from sim import load_scenario
-
-    town = load_scenario("smallville25")
-    moment = datetime(2023, 2, 14, 10, 0, tzinfo=town.start.tzinfo)
-    states = {
-        "Johnson Park: park: fountain": ("flooding the path", "running quietly"),
-        "Hobbs Cafe: kitchen: stove": ("burning", "being cleaned"),
-    }
+    from tests.real.test_reactions_real import EMERGENCIES, six_residents_see
 
     def decided(parts: Parts) -> list[tuple[str, str, bool, float]]:
-        stream = MemoryStream(InMemoryStore(), parts.embedder)
-        residents = [GenerativeAgent(p, stream) for p in town.agents[:6]]
-        sights = [
-            (agent, Sight(text=f"{path} is {s}", subject=path, is_agent=False, place=path))
-            for path, pair in states.items()
-            for s in pair
-            for agent in residents
-        ]
-        out = decide_reactions(sights, parts.minds(), moment)
-        return [(d.agent.name, d.sight.text, d.reacts(), d.p) for d in out]
+        return [(d.agent.name, d.sight.text, d.reacts(), d.p) for d in six_residents_see(parts)[0]]
 
     there, here = decided(_parts(vllm_server)), decided(Parts.load())
     assert [(n, t) for n, t, _, _ in there] == [(n, t) for n, t, _, _ in here]
@@ -194,8 +174,8 @@ def test_the_town_decides_reactions_on_vllm_as_in_process(vllm_server) -> None: 
     assert [p for *_, p in there] == pytest.approx([p for *_, p in here], abs=0.05)
     flips = sum(a[2] != b[2] for a, b in zip(there, here, strict=True))
     assert flips <= 1, (there, here)  # a decision exactly at the margin may differ
-    emergencies = [r for _, t, r, _ in there if t.endswith(("flooding the path", "burning"))]
-    everyday = [r for _, t, r, _ in there if not t.endswith(("flooding the path", "burning"))]
+    emergencies = [r for _, t, r, _ in there if t.endswith(EMERGENCIES)]
+    everyday = [r for _, t, r, _ in there if not t.endswith(EMERGENCIES)]
     print(f"\nvLLM: {sum(emergencies)}/12 emergencies and {sum(everyday)}/12 everyday reacted to")
     print(f"decisions that differ from in-process: {flips}")
     assert sum(emergencies) >= 8, there  # in-process: 10 of 12

@@ -26,6 +26,7 @@ from memory.ranking import (
 
 if TYPE_CHECKING:
     from memory.index import OwnerIndex, Scored
+    from memory.records import RetrievalWeights
 
 # Rows re-scored first, nearest each approximate extreme: their exact values rule out most of
 # the rest.
@@ -125,7 +126,7 @@ def int8_search(
     index: OwnerIndex,
     query: np.ndarray,
     threads: int,
-    weights: tuple[float, float, float],
+    weights: RetrievalWeights,
     k: int,
     rows: np.ndarray | None,
 ) -> Scored:
@@ -143,7 +144,7 @@ def int8_search(
     prior = _prior(index, weights, None, index.size)
     hint = index.relevance_span_hint
     ranked = prior[0] if hint else None
-    scan = codes.scan(query, index.size, threads, ranked, weights[2] / hint if hint else 0.0)
+    scan = codes.scan(query, index.size, threads, ranked, weights.relevance / hint if hint else 0.0)
     return certified_top_k(
         index, query, scan.approx, scan.factor, scan.eps, weights, k, None, scan.summary, prior
     )
@@ -155,7 +156,7 @@ def certified_top_k(
     approx: np.ndarray,
     factor: float,
     eps: float,
-    weights: tuple[float, float, float],
+    weights: RetrievalWeights,
     k: int,
     rows: np.ndarray | None,
     summary: BlockSummary | None = None,
@@ -179,8 +180,8 @@ def certified_top_k(
     if rows is None:
         index.relevance_span_hint = r_span
     prior_values, error = prior or _prior(index, weights, rows, approx.size)
-    slope = weights[2] * factor / r_span
-    delta = weights[2] * eps / r_span + error
+    slope = weights.relevance * factor / r_span
+    delta = weights.relevance * eps / r_span + error
     k = min(k, approx.size)
     if summary is not None and summary.ranks is not None:
         candidates = contenders_by_summary(approx, prior_values, slope, summary, k, 2 * delta)
@@ -190,7 +191,7 @@ def certified_top_k(
         candidates = contenders(approx, k, 2 * delta)
         ranking = approx[candidates]
     # ranking − shift is each candidate's score to within delta
-    shift = weights[2] * r_low / r_span
+    shift = weights.relevance * r_low / r_span
     return _exact_top_k(
         index, query, rows, candidates, ranking - shift, delta, exact_extremes, weights, k
     )
@@ -235,7 +236,7 @@ def _exact_top_k(
     estimate: np.ndarray,
     delta: float,
     exact_extremes: np.ndarray,
-    weights: tuple[float, float, float],
+    weights: RetrievalWeights,
     k: int,
 ) -> Scored:
     """The top k among `candidates`, whose scores are `estimate` to within delta.
@@ -256,14 +257,14 @@ def _exact_top_k(
 
 def _prior(
     index: OwnerIndex,
-    weights: tuple[float, float, float],
+    weights: RetrievalWeights,
     rows: np.ndarray | None,
     size: int,
 ) -> tuple[np.ndarray, float]:
     """The ranking's query-independent part (recency and importance) of every candidate, and
     the most rounding and a stale prior can move a row's value beyond what eps covers."""
-    w_rec, w_imp, _ = weights
-    rounding = RANKING_ROUNDING * sum(map(abs, weights))
+    w_rec, w_imp = weights.recency, weights.importance
+    rounding = RANKING_ROUNDING * (weights.recency + weights.importance + weights.relevance)
     g_low, g_span = index.growth_bounds() if rows is None else bounds(index.growth32[rows])
     if w_rec and g_span:
         # growth32 holds growth to 6e-8 relative; centred, that is this much of w_rec.

@@ -31,6 +31,7 @@ from memory.quantized import (
 )
 from memory.ranking import bounds as _bounds
 from memory.ranking import minmax
+from memory.records import RetrievalWeights
 from memory.sevenbit import grown_codes
 
 Column = Sequence[float] | Sequence[int] | np.ndarray
@@ -236,7 +237,7 @@ class OwnerIndex:
     def search(
         self,
         query: np.ndarray,
-        weights: tuple[float, float, float],
+        weights: RetrievalWeights,
         k: int,
         rows: np.ndarray | None = None,
     ) -> Scored:
@@ -245,7 +246,7 @@ class OwnerIndex:
         A float16 or int8 first pass has a certified per-row error eps; rows that could still
         reach the top k are re-scored from float32 rows (`certified_top_k`).
         """
-        if not weights[2]:
+        if not weights.relevance:
             return self.score(self.relevance(query, rows), weights, k, rows)
         option = self._scan_choice(query, weights, k, rows)
         start = time.perf_counter()
@@ -258,7 +259,7 @@ class OwnerIndex:
         self,
         option: str,
         query: np.ndarray,
-        weights: tuple[float, float, float],
+        weights: RetrievalWeights,
         k: int,
         rows: np.ndarray | None,
     ) -> Scored:
@@ -273,7 +274,7 @@ class OwnerIndex:
     def _scan_choice(
         self,
         query: np.ndarray,
-        weights: tuple[float, float, float],
+        weights: RetrievalWeights,
         k: int,
         rows: np.ndarray | None,
     ) -> str:
@@ -321,7 +322,7 @@ class OwnerIndex:
         subset: np.ndarray,
         relevance: np.ndarray,
         extremes: np.ndarray,
-        weights: tuple[float, float, float],
+        weights: RetrievalWeights,
         k: int,
         rows: np.ndarray | None,
     ) -> Scored:
@@ -333,13 +334,13 @@ class OwnerIndex:
         rec = (growth[subset] - g_low) / g_span if g_span else np.full(subset.size, 0.5, np.float32)
         rel = (relevance - r_low) / r_span if r_span else np.full(subset.size, 0.5, np.float32)
         imp = importance_norm[subset]
-        total = weights[0] * rec + weights[1] * imp + weights[2] * rel
+        total = weights.recency * rec + weights.importance * imp + weights.relevance * rel
         order = np.argsort(-total, kind="stable")[:k]
         chosen = subset[order] if rows is None else rows[subset[order]]
         return Scored(chosen, total[order], rec[order], imp[order], rel[order])
 
     def _ranking(
-        self, relevance: np.ndarray, weights: tuple[float, float, float], rows: np.ndarray | None
+        self, relevance: np.ndarray, weights: RetrievalWeights, rows: np.ndarray | None
     ) -> tuple[np.ndarray, float]:
         """The score up to a constant, and that constant (the offset to subtract).
 
@@ -348,7 +349,7 @@ class OwnerIndex:
         """
         growth = self.growth[: self.size] if rows is None else self.growth[rows]
         importance_norm = self.importance_norm() if rows is None else minmax(self.importance[rows])
-        w_rec, w_imp, w_rel = weights
+        w_rec, w_imp, w_rel = weights.recency, weights.importance, weights.relevance
         g_low, g_span = self.growth_bounds() if rows is None else _bounds(growth)
         r_low, r_span = _bounds(relevance)
         ranking = np.subtract(relevance, np.float32(r_low), dtype=np.float32)
@@ -365,7 +366,7 @@ class OwnerIndex:
     def score(
         self,
         relevance: np.ndarray,
-        weights: tuple[float, float, float],
+        weights: RetrievalWeights,
         k: int,
         rows: np.ndarray | None = None,
     ) -> Scored:

@@ -237,7 +237,7 @@ class MemoryStream:
         if rows is not None and rows.size == 0:
             return []
         w = weights or self.config.weights
-        top = self._top(owner, state, query, rows, mode, (w.recency, w.importance, w.relevance), k)
+        top = self._top(owner, state, query, rows, mode, w, k)
         raw = state.index.recency_raw(top.rows, to_hours(moment))
         results = [
             ScoredMemory(
@@ -264,7 +264,7 @@ class MemoryStream:
         query: str,
         rows: np.ndarray | None,
         mode: RelevanceMode | None,
-        weights: tuple[float, float, float],
+        weights: RetrievalWeights,
         k: int,
     ) -> Scored:
         mode = mode or self.config.mode

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agents.assistant import Assistant
     from agents.generative import Minds
     from agents.teachme import TeachableReasoner
+    from agents.teachme.config import TeachMeConfig
     from lm import CallLedger, Scorer
     from lm.judge import ReactionJudge, RelationJudge
     from lm.served_adapters import ServedYesNo
@@ -292,11 +293,19 @@ class Parts:
 
         config = _changed(self.config.teachme, changes)
         scorer, model = self.scorer_for("teachme"), self.chat_for("teachme")
-        verifier = self.verifier if config.verifier == "auto" else None
-        judge = self.judge if config.verifier == "auto" else None
+        verifier, judge = self.teachme_checkers(config)
         return TeachableReasoner(
             stream, scorer, model, user=user, config=config, verifier=verifier, judge=judge
         )
+
+    def teachme_checkers(
+        self, config: TeachMeConfig
+    ) -> tuple[Verifier | None, RelationJudge | None]:
+        """The verifier and the judge TeachMe proves and vetoes with: both with `verifier`
+        "auto", neither (the model's own scoring) otherwise."""
+        if config.verifier != "auto":
+            return None, None
+        return self.verifier, self.judge
 
     def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
         """The personal assistant on its own stream (the assistant's retrieval policy)."""

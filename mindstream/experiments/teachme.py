@@ -60,8 +60,7 @@ class Lab:
             parts.embedder,
             parts.config.model.spec,
             parts.config.teachme,
-            parts.verifier if parts.config.teachme.verifier == "auto" else None,
-            parts.judge if parts.config.teachme.verifier == "auto" else None,
+            *parts.teachme_checkers(parts.config.teachme),
         )
 
     def reasoner(self, facts: list[tuple[str, str]]) -> TeachableReasoner:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from memory.index import OwnerIndex
+from memory.records import RetrievalWeights
 
 
 def _reference(E, last, imp, q, now, weights, decay):  # type: ignore[no-untyped-def]
@@ -16,7 +17,7 @@ def _reference(E, last, imp, q, now, weights, decay):  # type: ignore[no-untyped
         return np.full(x.shape, 0.5) if span == 0 else (x - x.min()) / span
 
     rec, im, rel = mm(decay ** (now - last)), mm(imp), mm(E @ q)
-    score = weights[0] * rec + weights[1] * im + weights[2] * rel
+    score = weights.recency * rec + weights.importance * im + weights.relevance * rel
     return np.argsort(-score, kind="stable")[:10], np.sort(score)[::-1][:10]
 
 
@@ -67,7 +68,7 @@ def test_near_ties_under_flat_recency_keep_the_int8_top_k_exact(int8_scan: str) 
     """Thirty rows a hair apart in relevance at the top and thirty at the bottom, closer than
     the int8 codes can tell: exact values decide the extremes and the top k, so estimates must
     sit where the scores do."""
-    n, weights = 30_000, (0.5, 0.0, 3.0)
+    n, weights = 30_000, RetrievalWeights(recency=0.5, importance=0.0, relevance=3.0)
     rng = np.random.default_rng(8)
     E = rng.standard_normal((n, 384)).astype(np.float32)
     base = E[0] / np.linalg.norm(E[0])

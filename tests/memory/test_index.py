@@ -8,6 +8,7 @@ import pytest
 from memory.anchors import project_build, project_retrieve
 from memory.index import OwnerIndex
 from memory.quantized import Int8Codes
+from memory.records import RetrievalWeights
 from memory.sevenbit import SevenBitCodes
 
 
@@ -18,7 +19,7 @@ def _reference(E, last, imp, q, now, weights, decay, rows=None):  # type: ignore
         return (x - x.min()) / (x.max() - x.min())
 
     rec, im, rel = mm(decay ** (now - last[rows])), mm(imp[rows]), mm(E[rows] @ q)
-    score = weights[0] * rec + weights[1] * im + weights[2] * rel
+    score = weights.recency * rec + weights.importance * im + weights.relevance * rel
     return rows[np.argsort(-score)[:10]], np.sort(score)[::-1][:10]
 
 
@@ -39,7 +40,7 @@ def _random_index(
 @pytest.mark.parametrize("precision", ["float32", "float16", "int8", "auto"])
 def test_top_k_matches_the_reference_through_repeated_retrievals(precision: str) -> None:
     rng = np.random.default_rng(7)
-    n, decay, weights = 5000, 0.99, (0.5, 2.0, 3.0)
+    n, decay, weights = 5000, 0.99, RetrievalWeights.original_code()
     index, E, imp, last = _random_index(rng, n, precision, decay)
     now = 720.0
     for _ in range(5):
@@ -61,7 +62,7 @@ def test_int8_search_stays_exact_past_the_block_path_as_appends_grow_the_scale(
     encoded again at a larger scale): the block paths for the extremes and the contenders
     give the reference top-k through retrievals, touches and filtered candidates."""
     rng = np.random.default_rng(12)
-    n, decay, weights = 40_000, 0.99, (0.5, 2.0, 3.0)
+    n, decay, weights = 40_000, 0.99, RetrievalWeights.original_code()
     E = rng.standard_normal((n, 384)).astype(np.float32)
     for batch in range(4):
         E[batch * 10_000 : (batch + 1) * 10_000, batch] += 4.0 * (batch + 1)
@@ -101,11 +102,13 @@ def test_filtered_candidates_are_normalised_over_themselves() -> None:
     last = rng.uniform(0, 100, n)
     rows = np.arange(0, n, 3)
     q = E[5]
-    expected_rows, expected_scores = _reference(E, last, imp, q, 120.0, (1, 1, 1), 0.995, rows)
+    expected_rows, expected_scores = _reference(
+        E, last, imp, q, 120.0, RetrievalWeights(), 0.995, rows
+    )
     for precision in ("float32", "float16", "int8"):
         index = OwnerIndex(384, 0.995, precision)
         index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
-        top = index.search(q, (1.0, 1.0, 1.0), 10, rows)
+        top = index.search(q, RetrievalWeights(), 10, rows)
         assert top.rows.tolist() == expected_rows.tolist()
         assert np.allclose(top.score, expected_scores, atol=1e-5)
 
@@ -166,7 +169,7 @@ def test_approximate_first_passes_are_exact_on_near_ties(
     index = OwnerIndex(384, 0.99, precision)
     index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
     q = base
-    weights = (0.1, 0.1, 3.0)
+    weights = RetrievalWeights(recency=0.1, importance=0.1, relevance=3.0)
     expected_rows, expected_scores = _reference(E, last, imp, q, 12.0, weights, 0.99)
     top = index.search(q, weights, 10)
     assert top.rows.tolist() == expected_rows.tolist()
@@ -240,7 +243,10 @@ def test_int8_search_is_exact_on_adversarial_rows_and_ties(seed: int, int8_scan:
         index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
     for q in (E[0], E[60], E[rng.integers(n)], rng.standard_normal(384).astype(np.float32)):
         q = q / np.linalg.norm(q)
-        want, got = exact.search(q, (0.5, 2.0, 3.0), 10), quick.search(q, (0.5, 2.0, 3.0), 10)
+        want, got = (
+            exact.search(q, RetrievalWeights.original_code(), 10),
+            quick.search(q, RetrievalWeights.original_code(), 10),
+        )
         assert np.allclose(got.score, want.score, atol=1e-5)
         assert set(got.rows.tolist()) == set(want.rows.tolist()) or np.isclose(
             got.score[-1], got.score[-2], atol=1e-5
@@ -261,8 +267,10 @@ def test_auto_precision_measures_then_stays_exact() -> None:
     index = OwnerIndex(384, 0.99, "auto")
     index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
     q = E[7]
-    expected_rows, expected_scores = _reference(E, last, imp, q, 720.0, (0.5, 2.0, 3.0), 0.99)
-    top = index.search(q, (0.5, 2.0, 3.0), 10)
+    expected_rows, expected_scores = _reference(
+        E, last, imp, q, 720.0, RetrievalWeights.original_code(), 0.99
+    )
+    top = index.search(q, RetrievalWeights.original_code(), 10)
     assert index._measured_at == n
     assert top.rows.tolist() == expected_rows.tolist()
     assert np.allclose(top.score, expected_scores, atol=1e-5)
@@ -273,7 +281,7 @@ def test_recency_stays_right_across_a_rebase_in_an_append(precision: str) -> Non
     """Memories added years after the first ones move the growth reference; the rows of that
     very append must be rebased too (they were once left relative to the old reference)."""
     rng = np.random.default_rng(8)
-    decay, weights = 0.995, (1.0, 0.0, 0.0)
+    decay, weights = 0.995, RetrievalWeights(recency=1.0, importance=0.0, relevance=0.0)
     E = rng.standard_normal((40, 384)).astype(np.float32)
     E /= np.linalg.norm(E, axis=1, keepdims=True)
     last = np.concatenate([np.linspace(0, 100, 20), 20_000 + np.linspace(0, 100, 20)])
@@ -318,7 +326,7 @@ def test_concurrent_searches_of_one_index_do_not_share_buffers() -> None:
     index = OwnerIndex(384, 0.99, "int8")
     index.append([str(i) for i in range(n)], E, imp, last, last, np.zeros(n), np.zeros(n))
     queries = [E[i] for i in rng.integers(n, size=40)]
-    weights = (0.5, 2.0, 3.0)
+    weights = RetrievalWeights.original_code()
     alone = [index.search(q, weights, 10).rows.tolist() for q in queries]
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda q: index.search(q, weights, 10).rows.tolist(), queries))
@@ -332,7 +340,7 @@ def test_cached_prior_and_growth_bounds_stay_exact_as_time_moves(step_hours: flo
     one that moves a lot rebuilds it. Touching the oldest memory moves the growth minimum.
     Every answer equals the reference formula's."""
     rng = np.random.default_rng(21)
-    n, decay, weights = 6000, 0.99, (0.5, 2.0, 3.0)
+    n, decay, weights = 6000, 0.99, RetrievalWeights.original_code()
     index, E, imp, last = _random_index(rng, n, "int8", decay)
     now = 720.0
     for step in range(25):
@@ -366,10 +374,10 @@ def test_int8_searches_do_not_use_up_references_to_none() -> None:
     last = rng.uniform(0, 10, n)
     index.append([str(i) for i in range(n)], rows, np.ones(n), last, last, np.zeros(n), np.zeros(n))
     query = rows[0]
-    index.search(query, (1.0, 1.0, 1.0), 5)
+    index.search(query, RetrievalWeights(), 5)
     before = sys.getrefcount(None)
     for _ in range(500):
-        index.search(query, (1.0, 1.0, 1.0), 5)
+        index.search(query, RetrievalWeights(), 5)
     assert sys.getrefcount(None) >= before - 5
 
 

@@ -9,6 +9,7 @@ import pytest
 from memory.index import OwnerIndex
 from memory.kernels import seven_bit_kernels
 from memory.quantized import Int8Codes
+from memory.records import RetrievalWeights
 from memory.sevenbit import SevenBitCodes, pack, split_query, unpack
 
 
@@ -76,7 +77,7 @@ def test_the_index_switches_to_seven_bits_as_it_grows_and_stays_exact(
     _needs_kernel()
     monkeypatch.setattr("memory.sevenbit.SEVEN_BIT_FROM", 6_000)
     rng = np.random.default_rng(7)
-    n, weights = 8_000, (0.5, 2.0, 3.0)
+    n, weights = 8_000, RetrievalWeights.original_code()
     E = rng.standard_normal((n, 384)).astype(np.float32)
     E /= np.linalg.norm(E, axis=1, keepdims=True)
     imp = rng.integers(1, 11, n).astype(np.float32)

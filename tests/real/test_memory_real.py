@@ -125,7 +125,9 @@ def test_int8_search_equals_float32_on_real_embeddings(
     kind = type(indexes[1].codes).__name__
     assert kind == ("SevenBitCodes" if scan == "seven" else "Int8Codes")
     for step, query in enumerate(queries.astype(np.float32)):
-        exact, first_pass = (index.search(query, (0.5, 2.0, 3.0), 10) for index in indexes)
+        exact, first_pass = (
+            index.search(query, RetrievalWeights.original_code(), 10) for index in indexes
+        )
         assert first_pass.rows.tolist() == exact.rows.tolist()
         assert np.allclose(first_pass.score, exact.score, atol=1e-5)
         for index in indexes:

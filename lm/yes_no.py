@@ -13,11 +13,12 @@ import math
 import threading
 import time
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from lm import loading
+from lm.timing import fastest
 
 if TYPE_CHECKING:
     import torch
@@ -47,14 +48,14 @@ class YesNoAdapter:
     def measure_precision(self, probe: str) -> dict[str, float]:
         """Use bfloat16 autocast where it is faster on this CPU (adapters are trained and their
         curves measured under it); seconds per probe batch of each, for the record."""
-        timings = {}
-        for precision in ("float32", "bfloat16"):
+
+        def run(precision: str) -> None:
             self.precision = precision
-            self.p_yes([probe] * 16)  # warm-up
-            start = time.perf_counter()
             self.p_yes([probe] * 16)
-            timings[precision] = time.perf_counter() - start
-        self.precision = min(timings, key=timings.__getitem__)
+
+        self.precision, timings = fastest(
+            {precision: partial(run, precision) for precision in ("float32", "bfloat16")}
+        )
         return timings
 
     def p_yes(self, prompts: Sequence[str]) -> list[float]:

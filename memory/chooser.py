@@ -5,28 +5,12 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections import deque
-from collections.abc import Callable
 
 _FIRST_PAUSE = 4
 _LONGEST_PAUSE = 256
 _FAR_BEHIND = 1.5
 _LOOKS = 2  # runs of a losing option per re-timing
-
-
-def time_rounds(calls: dict[str, Callable[[], object]], rounds: int = 5) -> dict[str, float]:
-    """Best seconds of each call: one warm-up each, then rounds that take turns, so a burst
-    of load elsewhere slows every choice rather than deciding between them."""
-    best = dict.fromkeys(calls, float("inf"))
-    for call in calls.values():
-        call()
-    for _ in range(rounds):
-        for key, call in calls.items():
-            start = time.perf_counter()
-            call()
-            best[key] = min(best[key], time.perf_counter() - start)
-    return best
 
 
 class Chooser:

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from lm.timing import time_rounds
 from memory.certified import Prior, certified_top_k, int8_search
-from memory.chooser import Chooser, time_rounds
+from memory.chooser import Chooser
 from memory.errors import EmbeddingShapeError
 from memory.quantized import (
     Int8Codes,

@@ -12,11 +12,13 @@ import random
 import resource
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lm.timing import fastest
 from lm.yes_no import autocast, tokenize, yes_no_ids, yes_no_logits
 
 if TYPE_CHECKING:
@@ -146,13 +148,10 @@ def choose_precision(
         return wanted
     probe = "Facts: a fact of average length here.\nClaim: a claim.\nAnswer:"
     batch = tokenize(tokenizer, [probe] * 16)
-    timings = {}
-    for precision in ("float32", "bfloat16"):
-        _forward_backward(model, yes_no, batch, precision)  # warm-up
-        start = time.perf_counter()
-        _forward_backward(model, yes_no, batch, precision)
-        timings[precision] = time.perf_counter() - start
-    return min(timings, key=timings.__getitem__)
+    chosen, _ = fastest(
+        {p: partial(_forward_backward, model, yes_no, batch, p) for p in ("float32", "bfloat16")}
+    )
+    return chosen
 
 
 def _forward_backward(

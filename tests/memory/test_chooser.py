@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import time
 
-from memory.chooser import Chooser, time_rounds
+from lm.timing import fastest, time_rounds
+from memory.chooser import Chooser
 
 
 def test_a_wrongly_timed_option_is_tried_again_and_taken_once_faster() -> None:
@@ -41,6 +43,11 @@ def test_time_rounds_times_every_call() -> None:
     timings = time_rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
     assert set(timings) == {"a", "b"} and all(t >= 0 for t in timings.values())
     assert calls == ["a", "b"] + ["a", "b"] * 3  # warm-up, then turns
+
+
+def test_fastest_keeps_the_quicker_option() -> None:
+    chosen, timings = fastest({"slow": lambda: time.sleep(0.02), "quick": lambda: None})
+    assert chosen == "quick" and timings["slow"] >= 0.02 > timings["quick"]
 
 
 def test_an_option_far_behind_is_retimed_only_rarely() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
+from agents.teachme.language import negate
 from mindstream.experiments.changed_facts_data import (
     GENERATED,
     HAND,
@@ -68,8 +69,13 @@ def test_contradiction_groups_have_one_yes_and_a_negation_alone_decides_nothing(
         if e.group:
             groups[e.group].append(e.label)
     assert groups and all(labels.count(True) == 1 for labels in groups.values())
-    negated = [e for e in examples if e.source.startswith("openbookqa negated fact")]
-    assert {e.label for e in negated} == {True, False}
+    for kind in ("openbookqa negated fact", "openbookqa a wrong choice denied"):
+        made = [e for e in examples if e.source.startswith(kind)]
+        assert {e.label for e in made} == {True, False}
+    # a wrong choice's denial alone is a yes only against the claim it denies
+    for e in (e for e in examples if e.source == "openbookqa a wrong choice denied"):
+        fact, claim = (line.split(": ", 1)[1] for line in e.prompt.splitlines()[:2])
+        assert e.label == (fact == negate(claim))
 
 
 def test_held_out_slots_and_questions_never_reach_training() -> None:

@@ -65,8 +65,22 @@ def test_a_clear_judge_overrules_the_verifiers_support_and_its_cost_is_counted()
 
 def test_ties_go_to_the_support_overruled_least() -> None:
     best = choose(grid(ROWS, support=0.5))
-    assert best["overruled_at"] is None and best["best_support"] is None
+    assert best["overruled_at"] is None and best["best_support"] == 0.3
     assert best["claim_first"] == 0
+
+
+def test_the_choice_keeps_the_guard_for_what_a_fact_entails_most_even_where_it_costs() -> None:
+    # the negated fact's denied choice is also what the verifier finds it entails most (0.3),
+    # and the judge's lead (0.15) overrules no support: only an unguarded point rules it out,
+    # and it is still not chosen
+    rows: list[Row] = [
+        (0, 0, [0.25, 0.1], [0.3, 0.1], [0.25, 0.1]),
+        (None, 0, [0.1, 0.1], [0.9, 0.1], [0.1, 0.1]),
+    ]
+    points = grid(rows, support=0.5)
+    assert max(p["denied_ruled_out"] for p in points if p["best_support"] is None) == 1.0
+    best = choose(points)
+    assert best["best_support"] is not None and best["denied_ruled_out"] < 1.0
 
 
 # A core fact the judge misreads as denying the choice it entails most, weakly (0.3): the

@@ -41,7 +41,7 @@ class TeachMeConfig(BaseModel):
     # questions neither adapter saw (a taught negated core fact should rule out the choice it
     # denies and no other): the most denied choices ruled out with at most 0.06 wrong vetoes
     # per fact and a core fact vetoing its own right choice for at most 1% of questions
-    # (56.7%, 0.058, 0.7% with the current adapters, guards and both readings); never on
+    # (54.2%, 0.058, 1.0% on all 500 with the current adapters and guards); never on
     # contrast pairs.
     veto_floor: float = Field(
         0.05,
@@ -61,7 +61,7 @@ class TeachMeConfig(BaseModel):
     )
     # Premise blocks: chosen by the same eval on the same questions: the most denied choices
     # blocked with the right answer's proof blocked for at most 5% of core facts taught
-    # (70.0% blocked, 1.0% right blocked, with both readings).
+    # (63.6% blocked, 1.2% right blocked).
     block_floor: float = Field(
         0.05,
         ge=0,
@@ -75,8 +75,6 @@ class TeachMeConfig(BaseModel):
     # The verifier reads a denial as support ("Humans do not need carbon dioxide" entails
     # "humans need carbon dioxide" at 0.81), so its support counts only while the judge's
     # reading is not clear-cut. Chosen with the veto thresholds (None: support always counts).
-    # With the fact-first reading alone, two runs chose 0.3 and 0.2, both at the edge of the
-    # wrong-veto budget; with both readings the chosen point is inside it (0.058).
     support_overruled_at: float | None = Field(
         0.2,
         ge=0,
@@ -85,22 +83,23 @@ class TeachMeConfig(BaseModel):
         "fact shows it false leads the next choice's by at least this",
     )
 
-    # A fact supports the choice it entails best, even weakly ("Ice floats on water because it
-    # is less dense" entails "on the top surface" at 0.33, its best): chosen with the veto
-    # thresholds.
+    # A fact also supports the choice it entails best, even weakly ("Ice floats on water
+    # because it is less dense" entails "on the top surface" at 0.33, its best): the level is
+    # chosen with the veto thresholds, which keep this guard on (see `teachme_vetoes.choose`).
     best_support_floor: float | None = Field(
-        0.2,
+        0.3,
         ge=0,
         le=1,
         description="the choice the verifier finds the fact entails most, at least this much, "
         "counts as supported too (None: only the support floor)",
     )
 
-    # Contradiction is symmetric; the judge was trained fact first, and read claim first it tells
-    # apart the subject a fact denies from another with the same predicate. Chosen with the veto
-    # thresholds (0: the fact-first reading alone).
+    # Contradiction is symmetric; the judge was trained fact first. Read claim first, the judge
+    # trained without denials of wrong choices told apart the subject a fact denies from another
+    # with the same predicate; the judge trained with them does so fact first, and the veto
+    # thresholds' eval chose 0 (the fact-first reading alone).
     claim_first_share: float = Field(
-        0.25,
+        0.0,
         ge=0,
         le=1,
         description="weight of the judge's claim-first reading in P(the fact shows the claim "

@@ -158,12 +158,17 @@ RIGHT_BUDGET = 0.01
 
 def choose(points: list[dict[str, Any]]) -> dict[str, Any]:
     """The most denied choices ruled out within both budgets (ties: fewer right choices
-    vetoed, fewer wrong vetoes, the higher floor, then the grid's order)."""
+    vetoed, fewer wrong vetoes, the higher floor, then the grid's order), with the guard for
+    the choice a fact entails most on: a fact must not veto what it supports however weakly
+    ("Ice floats on water because it is less dense than water" and the pond's "on the top
+    surface", tests/real), and these rows hold only negated core facts, where that guard can
+    only cost. The unguarded points stay in the grid to show the cost."""
+    guarded = [p for p in points if p["best_support"] is not None] or points
     within = [
         p
-        for p in points
+        for p in guarded
         if p["wrong_per_fact"] <= WRONG_BUDGET + 1e-9 and p["right_vetoed"] <= RIGHT_BUDGET + 1e-9
-    ] or points
+    ] or guarded
 
     def rank(p: dict[str, Any]) -> tuple[float, ...]:
         return (
@@ -283,7 +288,9 @@ most at the "best choice supported at" value or more. That support no longer cou
 judge's lead reaches the "overruled at" value (the verifier reads a denial as support). The
 judge's P mixes its fact-first reading with its claim-first one by the "claim-first share". Best
 (most denied choices ruled out with at most {WRONG_BUDGET} wrong vetoes per fact and a core
-fact vetoing its own right choice for at most {RIGHT_BUDGET:.0%} of questions): floor
+fact vetoing its own right choice for at most {RIGHT_BUDGET:.0%} of questions; the best-choice
+guard always on, since a fact must not veto what it supports and these rows cannot show that
+a weakly supporting fact gets vetoed, only what the guard costs): floor
 {best["floor"]}, margin {best["margin"]}, overruled at {_never(best["overruled_at"])}, best
 choice supported at {_never(best["best_support"])}, claim-first share {best["claim_first"]}
 ({best["denied_ruled_out"]:.1%} ruled

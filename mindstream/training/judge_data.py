@@ -7,9 +7,9 @@
   state replaces the old one; another object's or person's does not.
 - Contradictions (`contradicts`): OpenBookQA train facts against the right choice's hypothesis
   (supported, so no) and negated (yes), a negated fact against the hypothesis (yes), a fact
-  joined to one wrong choice's denial against that choice (yes) and the others (no), an
-  unrelated fact (no); EntailmentBank train proof steps against their conclusion (no) and its
-  negation (yes).
+  joined to one wrong choice's denial against that choice (yes) and the others (no), a wrong
+  choice's denial alone against that choice (yes) and the others (no), an unrelated fact (no);
+  EntailmentBank train proof steps against their conclusion (no) and its negation (yes).
 
 Slots named in `heldout` are kept out of training and measure the curve.
 """
@@ -215,28 +215,33 @@ def contradiction_examples(
 def _openbookqa_contradictions(
     questions: Sequence[Question], facts: Sequence[str], rng: random.Random
 ) -> Iterator[Labelled]:
-    """Per question, one ranked group (exactly one claim shown false) of one of three kinds:
+    """Per question, one ranked group (exactly one claim shown false) of one of four kinds:
     the negated fact against every choice's claim (it denies only the right one); the fact
-    against every choice's negated claim (it shows only the right one's negation false); or
-    the fact (or the right choice's own claim) joined to the denial of one wrong choice, in one
+    against every choice's negated claim (it shows only the right one's negation false); the
+    fact (or the right choice's own claim) joined to the denial of one wrong choice, in one
     sentence or two (`compound`), against every claim: it denies that choice and still
-    supports the right one. A negation alone must not read as a
-    contradiction, nor a fact that also says what it supports. Then one supported or
-    unrelated pair."""
+    supports the right one; or a wrong choice's denial alone ("The wind does not make a
+    compass needle point north"), so that a denial is read for what it is about and not for
+    which choice is true. A negation alone must not read as a contradiction, nor a fact that
+    also says what it supports. Then one supported or unrelated pair."""
     for number, q in enumerate(questions, start=1):
         claims = [rule_hypothesis(q.stem, c) for c in q.choices]
         right = claims[q.answer_index]
         denied, fact, source = q.answer_index, q.fact, "openbookqa negated claim"
+        wrong = [i for i in range(len(claims)) if i != q.answer_index]
         kind = rng.random()
-        if kind < 0.4:
+        if kind < 0.3:
             fact, source = negate(q.fact), "openbookqa negated fact"
-        elif kind < 0.7 or len(claims) < 2:
+        elif kind < 0.55 or not wrong:
             claims = [negate(c) for c in claims]
-        else:
-            denied = rng.choice([i for i in range(len(claims)) if i != q.answer_index])
+        elif kind < 0.8:
+            denied = rng.choice(wrong)
             affirmed = q.fact if rng.random() < 0.6 else right
             fact = compound(affirmed, negate(claims[denied]), rng)
             source = "openbookqa fact and a denied choice"
+        else:
+            denied = rng.choice(wrong)
+            fact, source = negate(claims[denied]), "openbookqa a wrong choice denied"
         for i, claim in enumerate(claims):
             label = i == denied
             yield _contradiction(

@@ -3,42 +3,11 @@ personal assistant."""
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach
+from lm.lazy import attach_declared
 
 if TYPE_CHECKING:
     from agents.assistant import Assistant, AssistantConfig
     from agents.generative import AgentConfig, GenerativeAgent, Minds, Persona
     from agents.teachme import TeachableReasoner, TeachMeConfig, TeachMeSession
 
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "agents.assistant": (
-            "Assistant",
-            "AssistantConfig",
-        ),
-        "agents.generative": (
-            "AgentConfig",
-            "GenerativeAgent",
-            "Minds",
-            "Persona",
-        ),
-        "agents.teachme": (
-            "TeachableReasoner",
-            "TeachMeConfig",
-            "TeachMeSession",
-        ),
-    },
-)
-
-__all__ = [
-    "AgentConfig",
-    "Assistant",
-    "AssistantConfig",
-    "GenerativeAgent",
-    "Minds",
-    "Persona",
-    "TeachMeConfig",
-    "TeachMeSession",
-    "TeachableReasoner",
-]
+__getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -4,7 +4,7 @@ Importing `memory` does not import torch: embedders and raters are injected."""
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach
+from lm.lazy import attach_declared
 
 if TYPE_CHECKING:
     from memory.clock import Clock, ManualClock, SystemClock
@@ -31,69 +31,4 @@ if TYPE_CHECKING:
     from memory.stores import ChromaStore, InMemoryStore, MemoryStore
     from memory.stream import MemoryStream
 
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "memory.clock": (
-            "Clock",
-            "ManualClock",
-            "SystemClock",
-        ),
-        "memory.errors": (
-            "EmbeddingShapeError",
-            "InvalidMemoryError",
-            "MemoryNotFoundError",
-            "MemoryStateError",
-            "MemoryStreamError",
-            "StoreBusyError",
-            "StorePathError",
-        ),
-        "memory.importance": (
-            "CachedRater",
-            "scorer_rater",
-        ),
-        "memory.records": (
-            "MemoryKind",
-            "MemoryRecord",
-            "MemoryStatus",
-            "NewMemory",
-            "RetrievalWeights",
-            "ScoredMemory",
-            "StreamConfig",
-            "new_memory",
-        ),
-        "memory.stores": (
-            "ChromaStore",
-            "InMemoryStore",
-            "MemoryStore",
-        ),
-        "memory.stream": ("MemoryStream",),
-    },
-)
-
-__all__ = [
-    "CachedRater",
-    "ChromaStore",
-    "Clock",
-    "EmbeddingShapeError",
-    "InMemoryStore",
-    "InvalidMemoryError",
-    "ManualClock",
-    "MemoryKind",
-    "MemoryNotFoundError",
-    "MemoryRecord",
-    "MemoryStateError",
-    "MemoryStatus",
-    "MemoryStore",
-    "MemoryStream",
-    "MemoryStreamError",
-    "NewMemory",
-    "RetrievalWeights",
-    "ScoredMemory",
-    "StoreBusyError",
-    "StorePathError",
-    "StreamConfig",
-    "SystemClock",
-    "new_memory",
-    "scorer_rater",
-]
+__getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -2,25 +2,10 @@
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach
+from lm.lazy import attach_declared
 
 if TYPE_CHECKING:
     from reflection.config import ReFeedConfig, ReflectionConfig, SelfRefineConfig
     from reflection.reflector import Insight, ReflectionResult, Reflector
 
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "reflection.config": ("ReFeedConfig", "ReflectionConfig", "SelfRefineConfig"),
-        "reflection.reflector": ("Insight", "ReflectionResult", "Reflector"),
-    },
-)
-
-__all__ = [
-    "Insight",
-    "ReFeedConfig",
-    "ReflectionConfig",
-    "ReflectionResult",
-    "Reflector",
-    "SelfRefineConfig",
-]
+__getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

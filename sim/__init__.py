@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach
+from lm.lazy import attach_declared
 
 if TYPE_CHECKING:
     from sim.checkpoint import RunFolder
@@ -13,39 +13,4 @@ if TYPE_CHECKING:
     from sim.scenario import Scenario, load_scenario, parse_scenario
     from sim.world import World
 
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "sim.checkpoint": ("RunFolder",),
-        "sim.clock": ("SimClock",),
-        "sim.config": ("SimConfig",),
-        "sim.engine": ("Engine",),
-        "sim.errors": (
-            "CheckpointError",
-            "ScenarioError",
-            "SimError",
-            "UnknownPlaceError",
-        ),
-        "sim.scenario": (
-            "Scenario",
-            "load_scenario",
-            "parse_scenario",
-        ),
-        "sim.world": ("World",),
-    },
-)
-
-__all__ = [
-    "CheckpointError",
-    "Engine",
-    "RunFolder",
-    "Scenario",
-    "ScenarioError",
-    "SimClock",
-    "SimConfig",
-    "SimError",
-    "UnknownPlaceError",
-    "World",
-    "load_scenario",
-    "parse_scenario",
-]
+__getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

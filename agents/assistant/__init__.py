@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach
+from lm.lazy import attach_declared
 
 if TYPE_CHECKING:
     from agents.assistant.assistant import (
@@ -15,31 +15,4 @@ if TYPE_CHECKING:
     from agents.assistant.config import AssistantConfig, long_horizon
     from agents.assistant.prompting import answer_prompt
 
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "agents.assistant.assistant": (
-            "Assistant",
-            "Correction",
-            "ReflectionBusy",
-            "Reply",
-            "UsedMemory",
-        ),
-        "agents.assistant.config": (
-            "AssistantConfig",
-            "long_horizon",
-        ),
-        "agents.assistant.prompting": ("answer_prompt",),
-    },
-)
-
-__all__ = [
-    "Assistant",
-    "AssistantConfig",
-    "Correction",
-    "ReflectionBusy",
-    "Reply",
-    "UsedMemory",
-    "answer_prompt",
-    "long_horizon",
-]
+__getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -3,7 +3,7 @@ interview. The batched steps live in `planning` and `social`; `Minds` batches mo
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach
+from lm.lazy import attach_declared
 
 if TYPE_CHECKING:
     from agents.generative.agent import AgentState, GenerativeAgent
@@ -21,55 +21,4 @@ if TYPE_CHECKING:
         react_to_objects,
     )
 
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "agents.generative.agent": ("AgentState", "GenerativeAgent"),
-        "agents.generative.components": ("Cognition", "MemoryAccess"),
-        "agents.generative.minds": ("Minds",),
-        "agents.generative.persona": (
-            "AgentConfig",
-            "Persona",
-        ),
-        "agents.generative.plan": (
-            "Plan",
-            "PlanStep",
-        ),
-        "agents.generative.planning": (
-            "choose_places",
-            "decompose",
-            "plan_days",
-            "refresh_summaries",
-        ),
-        "agents.generative.social": (
-            "Conversation",
-            "Sight",
-            "converse",
-            "decide_reactions",
-            "interview",
-            "react_to_objects",
-        ),
-    },
-)
-
-__all__ = [
-    "AgentConfig",
-    "AgentState",
-    "Cognition",
-    "Conversation",
-    "GenerativeAgent",
-    "MemoryAccess",
-    "Minds",
-    "Persona",
-    "Plan",
-    "PlanStep",
-    "Sight",
-    "choose_places",
-    "converse",
-    "decide_reactions",
-    "decompose",
-    "interview",
-    "plan_days",
-    "react_to_objects",
-    "refresh_summaries",
-]
+__getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

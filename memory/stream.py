@@ -43,7 +43,8 @@ from memory.stores.base import MemoryStore
 
 
 class MemoryStream:
-    """Add, retrieve, correct and trace memories; see DESIGN.md for the scoring rule."""
+    """Add, retrieve, correct and trace memories; the scoring rule is `OwnerIndex.score`
+    (docs/DESIGN.md)."""
 
     def __init__(
         self,

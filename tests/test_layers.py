@@ -1,4 +1,4 @@
-"""The layer rules of DESIGN.md: first-party packages resolve here, imports flow one way."""
+"""The layer rules of docs/DESIGN.md: first-party packages resolve here, imports flow one way."""
 
 from __future__ import annotations
 

@@ -6,12 +6,18 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+T = TypeVar("T")
+ChatT = TypeVar("ChatT", bound="BaseChatModel")
 
 
 class ComponentUsage(BaseModel):
@@ -177,3 +183,31 @@ class _LedgerCallback(BaseCallbackHandler):
             completion_tokens=completion_tokens,
             seconds=(time.perf_counter() - start) / batch_size,
         )
+
+
+@runtime_checkable
+class Countable(Protocol):
+    """A model or scorer that records its own calls (the local model's scoring, a served
+    scorer's requests): it gives a view that records them under a component."""
+
+    def for_component(self, component: str, ledger: CallLedger | None = None) -> Any: ...
+
+
+def counted(model: T, component: str, ledger: CallLedger) -> T:
+    """The view of `model` whose own calls land in `ledger` under `component`; a model that
+    records nothing itself is returned as it is (count it with `counted_chat`)."""
+    if isinstance(model, Countable):
+        return model.for_component(component, ledger)
+    return model
+
+
+def counted_chat(
+    model: ChatT, component: str, ledger: CallLedger, *more: BaseCallbackHandler
+) -> ChatT:
+    """A chat model whose generations land in `ledger` under `component`, through callbacks
+    (any langchain chat model): its other callbacks kept, a ledger's replaced (never counted
+    twice), and `more` added."""
+    kept = [c for c in model.callbacks or [] if not isinstance(c, _LedgerCallback)]  # type: ignore[union-attr]
+    callbacks = [*kept, ledger.callback(), *more]
+    metadata = {**(model.metadata or {}), "component": component}
+    return model.model_copy(update={"callbacks": callbacks, "metadata": metadata})

@@ -94,9 +94,9 @@ class Parts:
 
     def chat_for(self, component: str) -> BaseChatModel:
         """The chat model with its generation counted in `ledger` under `component`."""
-        model = self.model
-        update = {"callbacks": [self.ledger.callback()], "metadata": {"component": component}}
-        return model.model_copy(update=update)
+        from lm.accounting import counted_chat
+
+        return counted_chat(self.model, component, self.ledger)
 
     @cached_property
     def scorer(self) -> Scorer:
@@ -106,10 +106,9 @@ class Parts:
         return resolve_scorer(self.model, self.config.model, self.ledger)
 
     def scorer_for(self, component: str) -> Scorer:
-        scorer = self.scorer
-        if hasattr(scorer, "for_component"):
-            return scorer.for_component(component, self.ledger)
-        return scorer
+        from lm.accounting import counted
+
+        return counted(self.scorer, component, self.ledger)
 
     @cached_property
     def served_adapters(self) -> set[str]:

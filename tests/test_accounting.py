@@ -7,6 +7,7 @@ import time
 from rich.console import Console
 
 from lm import BusyClock, CallLedger
+from lm.accounting import counted, counted_chat
 from lm.fakes import ScriptedChatModel
 
 
@@ -57,3 +58,13 @@ def test_busy_clock_counts_overlapping_calls_once_and_the_gaps_not_at_all() -> N
     clock.leave()  # an end without a start adds nothing
     time.sleep(0.3)
     assert clock.seconds() == counted
+
+
+def test_a_counted_chat_model_is_counted_once_under_its_component() -> None:
+    ledger, other = CallLedger(), CallLedger()
+    model = ScriptedChatModel(default="two words", callbacks=[other.callback()])
+    view = counted_chat(counted_chat(model, "plan", ledger), "reflect", ledger)
+    view.invoke("hello")
+    assert set(ledger.usage()) == {"reflect"} and ledger.usage()["reflect"].calls == 1
+    assert other.usage() == {}  # a ledger's callback is replaced, never stacked
+    assert counted(model, "plan", ledger) is model  # counts nothing itself: as it is

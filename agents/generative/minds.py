@@ -15,8 +15,10 @@ from typing import Any
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 
 from lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
+from lm.accounting import counted, counted_chat
 from lm.judge import ReactionJudge
 
 BREAK = "\n\n"  # a reply ends at its first blank line: nothing after it is generated
@@ -62,9 +64,7 @@ class Minds:
     def counted_model(self, component: str) -> BaseChatModel:
         """The chat model for a component outside `Minds` (the reflector): its calls land in
         this ledger and in `requests` under `component`."""
-        callbacks = [*(self._model.callbacks or []), self.ledger.callback(), _Counter(self)]  # type: ignore[misc]
-        metadata = {**(self._model.metadata or {}), "component": component}
-        return self._model.model_copy(update={"callbacks": callbacks, "metadata": metadata})
+        return counted_chat(self._model, component, self.ledger, _Counter(self))
 
     def restore_counts(self, requests: dict[str, int], ledger: dict[str, dict[str, float]]) -> None:
         """Add the counts of a resumed run (to a fresh `Minds`: the run continues its totals)."""
@@ -86,11 +86,14 @@ class Minds:
         if not prompts:
             return []
         messages = [_messages(p) for p in prompts]
-        model = self._for(self._model, component)
+        model = counted(self._model, component, self.ledger)
         self._count(component, len(prompts))
         # Generation is counted through the callback (the local model's own ledger sees
         # only scoring), so every chat model reports its tokens the same way.
-        config = {"callbacks": [self.ledger.callback()], "metadata": {"component": component}}
+        config: RunnableConfig = {
+            "callbacks": [self.ledger.callback()],
+            "metadata": {"component": component},
+        }
         with self._busy():
             replies = [
                 str(r.content).strip()
@@ -106,7 +109,7 @@ class Minds:
         baseline: str | None = None,
     ) -> list[Choice]:
         """The best option of each request (see `lm.choose_many` for `baseline`)."""
-        scorer = self._for(self._scorer, component)
+        scorer = counted(self._scorer, component, self.ledger)
         self._count(component, len(requests))
         with self._busy():
             return [
@@ -116,7 +119,7 @@ class Minds:
             ]
 
     def p_yes(self, prompts: Sequence[str], component: str) -> list[float]:
-        scorer = self._for(self._scorer, component)
+        scorer = counted(self._scorer, component, self.ledger)
         self._count(component, len(prompts))
         with self._busy():
             return [p for chunk in self._chunks(list(prompts)) for p in scorer.p_yes_batch(chunk)]
@@ -134,7 +137,7 @@ class Minds:
 
     def rate_importance(self, texts: Sequence[str]) -> list[float]:
         """Poignancy 1-10 of new memories: the memory stream's rater."""
-        scorer = self._for(self._scorer, "importance")
+        scorer = counted(self._scorer, "importance", self.ledger)
         self._count("importance", len(texts))
         with self._busy():
             chunks = self._chunks(list(texts))
@@ -149,13 +152,6 @@ class Minds:
     def _count(self, component: str, calls: int) -> None:
         with self._counting:
             self.requests[component] += calls
-
-    def _for(self, model: Any, component: str) -> Any:
-        """A view of a model or scorer that records its own calls (the local model's scoring,
-        a served scorer's requests) into this ledger under `component`."""
-        if hasattr(model, "for_component"):
-            return model.for_component(component, self.ledger)
-        return model
 
 
 class _Counter(BaseCallbackHandler):

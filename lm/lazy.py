@@ -51,7 +51,8 @@ def declared_exports(source: str) -> dict[str, tuple[str, ...]]:
             for line in node.body:
                 if isinstance(line, ast.ImportFrom) and line.module:
                     if any(alias.asname not in (None, alias.name) for alias in line.names):
-                        raise ValueError(f"{line.module}: a facade exports names unrenamed")
+                        where = line.module
+                        raise ValueError(f"{where}: a facade exports names as they are (no `as`)")
                     names = tuple(alias.name for alias in line.names)
                     exports[line.module] = exports.get(line.module, ()) + names
     return exports

@@ -18,7 +18,7 @@ def test_declared_exports_reads_only_the_type_checking_block() -> None:
         "if TYPE_CHECKING:\n    from a.b import X, Y\n    from a.c import W\n"
     )
     assert declared_exports(source) == {"a.b": ("X", "Y"), "a.c": ("W",)}
-    with pytest.raises(ValueError, match="unrenamed"):
+    with pytest.raises(ValueError, match="no `as`"):
         declared_exports("if TYPE_CHECKING:\n    from a.b import Y as Z\n")
 
 

@@ -220,10 +220,10 @@ def _openbookqa_contradictions(
     against every choice's negated claim (it shows only the right one's negation false); the
     fact (or the right choice's own claim) joined to the denial of one wrong choice, in one
     sentence or two (`compound`), against every claim: it denies that choice and still
-    supports the right one; or a wrong choice's denial alone ("The wind does not make a
-    compass needle point north"), so that a denial is read for what it is about and not for
-    which choice is true. A negation alone must not read as a contradiction, nor a fact that
-    also says what it supports. Then one supported or unrelated pair."""
+    supports the right one; or a wrong choice's denial alone ("The sun is not responsible
+    for children growing up and getting old"), so that a denial is read for what it is about
+    and not for which choice is true. A negation alone must not read as a contradiction, nor a
+    fact that also says what it supports. Then one supported or unrelated pair."""
     for number, q in enumerate(questions, start=1):
         claims = [rule_hypothesis(q.stem, c) for c in q.choices]
         right = claims[q.answer_index]

@@ -243,6 +243,11 @@ def teachme_vetoes(
         f"premise blocks: floor {block['floor']}, margin {block['margin']}: "
         f"{block['denied_blocked']:.1%} blocked, right blocked {block['right_blocked']:.1%}"
     )
+    negation = result["best_negation"]
+    console.print(
+        f"with the negation check: margin {negation['negation_margin']}: "
+        f"{negation['denied_blocked']:.1%} blocked, right blocked {negation['right_blocked']:.1%}"
+    )
 
 
 @app.command("long-memory")

@@ -3,16 +3,16 @@ written by hand."""
 
 from __future__ import annotations
 
-from mindstream.experiments.teachme_vetoes import Row, block_grid, choose, choose_block, grid
+from mindstream.experiments.teachme_vetoes_grid import Row, block_grid, choose, choose_block, grid
 
 # The negated fact denies choice 0 (the judge agrees, the verifier weakly entails it); the core
 # fact reads to the judge as showing choice 0 false, wrongly, at 0.4, with no support either;
 # a second core fact the verifier finds supports choice 0 is never blocked from it.
 ROWS: list[Row] = [
-    (0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1]),
-    (None, 0, [0.4, 0.1], [0.3, 0.1], [0.4, 0.1]),
-    (0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1]),
-    (None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1]),
+    (0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1], [0.0, 0.0]),
+    (None, 0, [0.4, 0.1], [0.3, 0.1], [0.4, 0.1], [0.0, 0.0]),
+    (0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1], [0.0, 0.0]),
+    (None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.0, 0.0]),
 ]
 
 
@@ -46,9 +46,9 @@ def test_the_chosen_block_keeps_the_right_proofs_within_budget() -> None:
 # judge's clear lead (0.8) overrules it; a core fact the judge misreads as clearly denying what
 # it supports is then a wrong veto, which the budget counts.
 DENIAL_READ_AS_SUPPORT: list[Row] = [
-    (0, 0, [0.9, 0.1], [0.8, 0.1], [0.9, 0.1]),
-    (None, 0, [0.2, 0.1], [0.9, 0.1], [0.2, 0.1]),
-    (None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1]),
+    (0, 0, [0.9, 0.1], [0.8, 0.1], [0.9, 0.1], [0.0, 0.0]),
+    (None, 0, [0.2, 0.1], [0.9, 0.1], [0.2, 0.1], [0.0, 0.0]),
+    (None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.0, 0.0]),
 ]
 
 
@@ -74,8 +74,8 @@ def test_the_choice_keeps_the_guard_for_what_a_fact_entails_most_even_where_it_c
     # and the judge's lead (0.15) overrules no support: only an unguarded point rules it out,
     # and it is still not chosen
     rows: list[Row] = [
-        (0, 0, [0.25, 0.1], [0.3, 0.1], [0.25, 0.1]),
-        (None, 0, [0.1, 0.1], [0.9, 0.1], [0.1, 0.1]),
+        (0, 0, [0.25, 0.1], [0.3, 0.1], [0.25, 0.1], [0.0, 0.0]),
+        (None, 0, [0.1, 0.1], [0.9, 0.1], [0.1, 0.1], [0.0, 0.0]),
     ]
     points = grid(rows, support=0.5)
     assert max(p["denied_ruled_out"] for p in points if p["best_support"] is None) == 1.0
@@ -86,8 +86,8 @@ def test_the_choice_keeps_the_guard_for_what_a_fact_entails_most_even_where_it_c
 # A core fact the judge misreads as denying the choice it entails most, weakly (0.3): the
 # best-support guard keeps that choice; the budget on right choices vetoed counts it.
 OWN_BEST: list[Row] = [
-    (0, 0, [0.8, 0.1], [0.1, 0.1], [0.8, 0.1]),
-    (None, 0, [0.5, 0.1], [0.3, 0.1], [0.5, 0.1]),
+    (0, 0, [0.8, 0.1], [0.1, 0.1], [0.8, 0.1], [0.0, 0.0]),
+    (None, 0, [0.5, 0.1], [0.3, 0.1], [0.5, 0.1], [0.0, 0.0]),
 ]
 
 
@@ -107,8 +107,8 @@ def test_a_fact_never_vetoes_the_choice_it_entails_most_under_the_guard() -> Non
 # 0.26, as "Rubber does not conduct electricity" did with "a copper wire"); read claim first,
 # it finds the denied one (0.96 against 0.37). Half of each reading rules out the denied choice.
 SUBJECT_MIXED_UP: list[Row] = [
-    (0, 1, [0.26, 0.36], [0.05, 0.05], [0.96, 0.37]),
-    (None, 1, [0.05, 0.1], [0.05, 0.6], [0.1, 0.2]),
+    (0, 1, [0.26, 0.36], [0.05, 0.05], [0.96, 0.37], [0.0, 0.0]),
+    (None, 1, [0.05, 0.1], [0.05, 0.6], [0.1, 0.2], [0.0, 0.0]),
 ]
 
 
@@ -122,3 +122,27 @@ def test_the_claim_first_reading_can_find_the_subject_the_fact_denies() -> None:
     assert points[0.0]["denied_ruled_out"] == 0.0 and points[0.0]["wrong_per_fact"] == 0.5
     assert points[0.5]["denied_ruled_out"] == 1.0 and points[0.5]["wrong_per_fact"] == 0.0
     assert choose(grid(SUBJECT_MIXED_UP, 0.5))["claim_first"] > 0
+
+
+# A denial the verifier reads almost as support (0.22 for the denied choice, as "Rubber does
+# not conduct electricity" for "a rubber band") while its negation entails that choice far more
+# (0.75); a core fact whose negation the verifier also reads as support, a little less (0.85
+# against 0.9). Negation margins up to 0.5 block the first, and none blocks the core fact.
+NEGATION_READ_AS_SUPPORT: list[Row] = [
+    (0, 0, [0.1, 0.1], [0.22, 0.15], [0.1, 0.1], [0.75, 0.68]),
+    (None, 0, [0.1, 0.1], [0.9, 0.1], [0.1, 0.1], [0.85, 0.1]),
+]
+
+
+def test_the_negation_check_blocks_what_a_facts_negation_supports_more() -> None:
+    from mindstream.experiments.teachme_vetoes_grid import choose_negation, negation_grid
+
+    no_block = {"floor": 0.9, "margin": 0.9}
+    points = {
+        p["negation_margin"]: p
+        for p in negation_grid(NEGATION_READ_AS_SUPPORT, 0.5, (None, None, 0.0), no_block)
+    }
+    assert points[None]["denied_blocked"] == 0.0
+    assert points[0.5]["denied_blocked"] == 1.0 and points[0.5]["right_blocked"] == 0.0
+    assert points[0.0]["right_blocked"] == 0.0
+    assert choose_negation(list(points.values()))["negation_margin"] == 0.5

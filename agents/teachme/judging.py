@@ -8,7 +8,8 @@ the fact shows that choice's hypothesis false, clearly more than the others', an
 choice the fact supports (the verifier's entailment at least `support_floor`): "Sound travels
 fastest through steel and cannot travel through empty space" rules out "empty space", never
 "steel". Nor is a fact the premise of a choice the judge finds it shows false (at looser
-thresholds, with the same support guard). The thresholds live in `TeachMeConfig`.
+thresholds, with the same support guard), or of one its own negation entails more than it does
+(the verifier reads a denial almost as support). The thresholds live in `TeachMeConfig`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from agents.teachme.config import TeachMeConfig, VetoRule
+from agents.teachme.language import negate
 from lm.judge import RelationJudge
 from lm.verifier import Verifier
 from memory import MemoryRecord
@@ -46,6 +48,7 @@ class FactJudgement(BaseModel):
     similarity: float  # cosine of the fact's and the question's embeddings
     entailment: list[float]  # P(fact entails choice i's hypothesis)
     contradiction: list[float] = []  # P(fact shows choice i's hypothesis false); relevant only
+    negation_entailment: list[float] = []  # P(the fact's negation entails choice i's); relevant
     used: bool = False  # passed the gate: it may be a proof's premise
 
     @property
@@ -68,7 +71,11 @@ def judge_facts(
         return []
     similarity = _similarities(embedder, question, [f.text for f in facts])
     relevant = [n for n, s in enumerate(similarity) if s >= config.gate_similarity]
-    judged = verifier.entailment_batch([([f.text], h) for f in facts for h in hypotheses])
+    negated = relevant if config.negation_margin is not None else []
+    judged = verifier.entailment_batch(
+        [([f.text], h) for f in facts for h in hypotheses]
+        + [([negate(facts[n].text)], h) for n in negated for h in hypotheses]
+    )
     pairs = [(facts[n].text, h) for n in relevant for h in hypotheses]
     contradiction = (
         contradiction_both_ways(judge, pairs, config.claim_first_share)
@@ -77,6 +84,10 @@ def judge_facts(
     )
     width = len(hypotheses)
     against = {n: contradiction[k * width : (k + 1) * width] for k, n in enumerate(relevant)}
+    start = len(facts) * width
+    opposite = {
+        n: judged[start + k * width : start + (k + 1) * width] for k, n in enumerate(negated)
+    }
     out = []
     for n, fact in enumerate(facts):
         entailment = judged[n * width : (n + 1) * width]
@@ -86,6 +97,7 @@ def judge_facts(
                 similarity=similarity[n],
                 entailment=entailment,
                 contradiction=against.get(n, []),
+                negation_entailment=opposite.get(n, []),
                 used=n in against and max(entailment) >= config.gate_entailment,
             )
         )
@@ -170,6 +182,20 @@ def shown_false(judgement: FactJudgement, config: TeachMeConfig) -> int | None:
     weak entailment ("A magnet does not attract copper" entailing "a copper coin" at 0.04 was
     still the best proof). A choice the fact supports keeps it."""
     return ruled_out_by(judgement.contradiction, judgement.entailment, config.block_rule)
+
+
+def not_premise_of(judgement: FactJudgement, config: TeachMeConfig) -> set[int]:
+    """The choices this fact must not prove: the one it is shown to deny (`shown_false`), and
+    those its own negation supports more (by `negation_margin`). The verifier reads a denial
+    almost as support ("Rubber does not conduct electricity" entails "a rubber band" at 0.22,
+    its best), but "Rubber conducts electricity" entails it far more (0.75): a statement is no
+    evidence for what its negation supports better."""
+    shown = shown_false(judgement, config)
+    out = set() if shown is None else {shown}
+    if config.negation_margin is not None and judgement.negation_entailment:
+        pairs = zip(judgement.entailment, judgement.negation_entailment, strict=True)
+        out |= {i for i, (p, q) in enumerate(pairs) if q - p > config.negation_margin}
+    return out
 
 
 def ruled_out_by(

@@ -24,7 +24,7 @@ from agents.teachme.judging import (
     FactJudgement,
     Veto,
     judge_facts,
-    shown_false,
+    not_premise_of,
     taught_for,
     vetoes,
 )
@@ -173,7 +173,7 @@ class TeachableReasoner:
         ruled_out = {v.choice_index for v in vetoed}
         direct = self._score(question, options, hypotheses, [([], None)])
         denied = {
-            j.fact.id: None if taught_for(j.fact, question) else shown_false(j, self.config)
+            j.fact.id: set() if taught_for(j.fact, question) else not_premise_of(j, self.config)
             for j in judgements
         }
         proofs = [
@@ -188,7 +188,7 @@ class TeachableReasoner:
             for j in judgements
             if j.used or j.fact.id == force
             for i, p in enumerate(j.entailment)
-            if i != denied[j.fact.id]
+            if i not in denied[j.fact.id]
         ]
         kept = self._allowed([*proofs, *direct])  # one read of what was taught and blocked
         proofs = [p for p in kept if p.premises]

@@ -94,7 +94,7 @@ def _measure(lab: Lab, reasoner: Any, q: Question) -> dict[str, Any]:
     )
     gold = lab.verifier.entailment_batch([([q.fact], h) for h in hypotheses])
     facts = reasoner.retrieve_facts(q.stem, q.choices)
-    open_gate = TeachMeConfig(gate_similarity=-1.0, gate_entailment=0.0)
+    open_gate = TeachMeConfig(gate_similarity=-1.0, gate_entailment=0.0, negation_margin=None)
     judged = judge_facts(
         lab.verifier,
         None,  # the gates only: which facts become premises, not what they rule out

@@ -314,3 +314,35 @@ def test_only_a_fact_taught_as_missing_for_this_question_escapes_the_premise_blo
     assert taught_for(taught("missing fact", pond), pond)
     assert not taught_for(taught("missing fact", "Why do boats float?"), pond)
     assert not taught_for(taught("premise false", pond), pond)
+
+
+def test_a_fact_never_proves_what_its_negation_supports_more() -> None:
+    """A denial read almost as support ("Rubber does not conduct electricity" for "a rubber
+    band", 0.22) proves nothing its negation ("Rubber conducts electricity") supports more."""
+    from datetime import UTC, datetime
+
+    from agents.teachme.config import TeachMeConfig
+    from agents.teachme.judging import FactJudgement, not_premise_of
+    from memory import MemoryRecord
+
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    record = MemoryRecord(
+        id="f1",
+        owner="u",
+        kind="fact",
+        text="Rubber does not conduct electricity.",
+        created_at=when,
+        last_accessed_at=when,
+        importance=8.0,
+    )
+    judged = FactJudgement(
+        fact=record,
+        similarity=0.7,
+        entailment=[0.22, 0.15],
+        contradiction=[0.02, 0.02],  # below the block floor: the judge sees no denial
+        negation_entailment=[0.75, 0.3],
+        used=True,
+    )
+    assert not_premise_of(judged, TeachMeConfig(negation_margin=None)) == set()
+    assert not_premise_of(judged, TeachMeConfig(negation_margin=0.2)) == {0}
+    assert not_premise_of(judged, TeachMeConfig(negation_margin=0.1)) == {0, 1}

@@ -5,6 +5,7 @@ user refuted, forcing a considered fact, the verifier memo."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
 from agents.teachme.language import normal_form
@@ -12,7 +13,7 @@ from lm import LogLikelihood
 from lm.fakes import FakeJudge, HashEmbeddings
 from lm.scoring import mean_loglik_choices
 from lm.verifier import MemoVerifier
-from memory import InMemoryStore, MemoryStream, new_memory
+from memory import InMemoryStore, MemoryRecord, MemoryStream, new_memory
 
 QUESTION = "What will a magnet pick up?"
 CHOICES = ["a copper coin", "a steel paperclip"]
@@ -107,6 +108,21 @@ def _reasoner(
         config=config,
         verifier=verifier or WordVerifier(),
         judge=judge or FakeJudge(contradicts=denies),
+    )
+
+
+def taught_fact(text: str, day: int = 1, **metadata: str) -> MemoryRecord:
+    """A taught fact as the stream stores it, on day `day` of January 2026 (id f<day>)."""
+    when = datetime(2026, 1, day, tzinfo=UTC)
+    return MemoryRecord(
+        id=f"f{day}",
+        owner="u",
+        kind="fact",
+        text=text,
+        created_at=when,
+        last_accessed_at=when,
+        importance=8.0,
+        metadata=metadata,
     )
 
 
@@ -260,25 +276,16 @@ def test_bad_reasoning_blocks_a_direct_answer_too() -> None:
 def test_a_newer_fact_supporting_a_choice_overrules_an_older_facts_veto() -> None:
     """What was taught last is what is true now: an older fact misread as denying a choice no
     longer rules it out once a newer fact makes that choice its best supported one."""
-    from datetime import UTC, datetime
-
     from agents.teachme.config import TeachMeConfig
     from agents.teachme.judging import FactJudgement, vetoes
-    from memory import MemoryRecord
 
     def judged(text: str, day: int, entailment: list[float], contra: list[float]) -> FactJudgement:
-        when = datetime(2026, 1, day, tzinfo=UTC)
-        record = MemoryRecord(
-            id=f"f{day}",
-            owner="u",
-            kind="fact",
-            text=text,
-            created_at=when,
-            last_accessed_at=when,
-            importance=8.0,
-        )
         return FactJudgement(
-            fact=record, similarity=0.6, entailment=entailment, contradiction=contra, used=True
+            fact=taught_fact(text, day),
+            similarity=0.6,
+            entailment=entailment,
+            contradiction=contra,
+            used=True,
         )
 
     negated = judged("Ice is not denser than water.", 2, [0.01, 0.03, 0.03], [0.09, 0.37, 0.1])
@@ -292,23 +299,10 @@ def test_a_newer_fact_supporting_a_choice_overrules_an_older_facts_veto() -> Non
 
 
 def test_only_a_fact_taught_as_missing_for_this_question_escapes_the_premise_block() -> None:
-    from datetime import UTC, datetime
-
     from agents.teachme.judging import taught_for
-    from memory import MemoryRecord
 
     def taught(action: str, question: str) -> MemoryRecord:
-        when = datetime(2026, 1, 1, tzinfo=UTC)
-        return MemoryRecord(
-            id="f",
-            owner="u",
-            kind="fact",
-            text="Ice floats on water.",
-            created_at=when,
-            last_accessed_at=when,
-            importance=8.0,
-            metadata={"action": action, "question": question},
-        )
+        return taught_fact("Ice floats on water.", action=action, question=question)
 
     pond = "Where does the ice form?"
     assert taught_for(taught("missing fact", pond), pond)
@@ -319,24 +313,11 @@ def test_only_a_fact_taught_as_missing_for_this_question_escapes_the_premise_blo
 def test_a_fact_never_proves_what_its_negation_supports_more() -> None:
     """A denial read almost as support ("Rubber does not conduct electricity" for "a rubber
     band", 0.22) proves nothing its negation ("Rubber conducts electricity") supports more."""
-    from datetime import UTC, datetime
-
     from agents.teachme.config import TeachMeConfig
     from agents.teachme.judging import FactJudgement, not_premise_of
-    from memory import MemoryRecord
 
-    when = datetime(2026, 1, 1, tzinfo=UTC)
-    record = MemoryRecord(
-        id="f1",
-        owner="u",
-        kind="fact",
-        text="Rubber does not conduct electricity.",
-        created_at=when,
-        last_accessed_at=when,
-        importance=8.0,
-    )
     judged = FactJudgement(
-        fact=record,
+        fact=taught_fact("Rubber does not conduct electricity."),
         similarity=0.7,
         entailment=[0.22, 0.15],
         contradiction=[0.02, 0.02],  # below the block floor: the judge sees no denial

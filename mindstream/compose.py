@@ -243,18 +243,21 @@ class Parts:
         create: bool = True,
         clock: Clock | None = None,
         store: MemoryStore | None = None,
+        policy: StreamConfig | None = None,
     ) -> MemoryStream:
-        """A memory stream with the configured retrieval policy; importance is rated by the
-        scorer, which is built only when a memory without importance arrives."""
+        """A memory stream with `policy` (default: the configured retrieval policy) and its
+        change judge; importance is rated by the scorer, which is built only when a memory
+        without importance arrives."""
         from memory import MemoryStream
 
+        policy = policy or self.config.stream
         return MemoryStream(
             store or self.store(path, create=create),
             self.embedder,
             clock=clock,
             rater=self.rater(),
-            config=self.config.stream,
-            judge=self.judge_for(self.config.stream),
+            config=policy,
+            judge=self.judge_for(policy),
         )
 
     def rater(self) -> CachedRater:

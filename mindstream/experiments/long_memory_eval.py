@@ -148,13 +148,7 @@ def _ingest(
     now = max(t.at for t in sample.turns) + timedelta(days=1)
     streams = {}
     for name, policy in policies.items():
-        stream = MemoryStream(
-            InMemoryStore(),
-            parts.embedder,
-            clock=ManualClock(now),
-            config=policy,
-            judge=parts.judge_for(policy),
-        )
+        stream = parts.stream(store=InMemoryStore(), clock=ManualClock(now), policy=policy)
         added = time.perf_counter()
         stream.add_many(_memories(sample, ratings), embeddings)
         streams[name] = stream

@@ -164,11 +164,10 @@ class RunViews:
     def _snapshot(self, folder: Path) -> MemoryStream:
         """The stream keeps every record and vector in memory; closing its store releases the
         folder's lock and leaves it readable."""
-        from memory import ChromaStore, MemoryStream
+        from memory import ChromaStore
 
         store = ChromaStore.persistent(folder)
-        config = self.parts.config.sim.stream
-        stream = MemoryStream(store, self.parts.embedder, config=config)
+        stream = self.parts.stream(store=store, policy=self.parts.config.sim.stream)
         stream.close()
         return stream
 

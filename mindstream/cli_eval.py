@@ -248,6 +248,11 @@ def teachme_vetoes(
         f"with the negation check: margin {negation['negation_margin']}: "
         f"{negation['denied_blocked']:.1%} blocked, right blocked {negation['right_blocked']:.1%}"
     )
+    other = result["other_topics"]
+    console.print(
+        f"another topic's denial vetoes a choice for {other['vetoing']:.1%} of "
+        f"{other['denials']} questions"
+    )
 
 
 @app.command("long-memory")

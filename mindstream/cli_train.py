@@ -104,6 +104,15 @@ def judge(
     contradiction_questions: Annotated[
         int, typer.Option(help="OpenBookQA train questions turned into contradictions")
     ] = 3000,
+    trap_share: Annotated[
+        float,
+        typer.Option(
+            help="contradicts: share of questions whose extra no-pair is another topic's "
+            "denial naming a choice's word (0 to 0.4; the shipped adapter: 0)",
+            min=0.0,
+            max=0.4,
+        ),
+    ] = 0.0,
     threads: Threads = 2,
 ) -> None:
     """Fine-tune one question of the relation judge (LoRA on SmolLM2-135M): `replaces`, does
@@ -125,6 +134,7 @@ def judge(
         epochs=epochs if epochs is not None else (2.0 if task == "replaces" else 1.0),
         per_slot=per_slot,
         contradiction_questions=contradiction_questions,
+        trap_share=trap_share,
     )
     run_judge_training(
         openbookqa,

@@ -109,3 +109,44 @@ def test_reaction_examples_never_show_fire_or_flood_words_nor_held_out_objects()
     for word in (*HELD_OUT_OBJECTS, *HELD_OUT_URGENT, *HELD_OUT_EVERYDAY):
         assert f": {word} is" not in texts and f" is {word}\n" not in texts
     assert not {e.prompt for e in held} & {e.prompt for e in train}
+
+
+def test_a_word_trap_names_a_choice_word_and_nothing_of_the_question() -> None:
+    """The judge's no-examples include another question's denial sharing only a noun with a
+    claim ("A magnet does not attract copper" against "...conducts electricity?: a copper
+    wire"), and never one about the question's own topic."""
+    import random
+
+    from mindstream.experiments.openbookqa import Question
+    from mindstream.training.judge_data import WordTraps, content_words
+
+    q = Question(
+        id="q",
+        stem="Which material conducts electricity?",
+        choices=["a rubber band", "a copper wire"],
+        labels=["A", "B"],
+        answer="B",
+        fact="copper is a conductor of electricity.",
+    )
+    facts = ["a magnet can attract copper.", "copper wire conducts electricity.", q.fact]
+    claim, denial = WordTraps(facts).denial_for(q, random.Random(0)) or ("", "")
+    assert (claim, denial) == (
+        "Which material conducts electricity: a copper wire.",
+        "a magnet cannot attract copper.",
+    )
+    assert WordTraps(facts[1:]).denial_for(q, random.Random(0)) is None
+    assert content_words("Which materials conduct electricity?") == {
+        "material",
+        "conduct",
+        "electricity",
+    }
+
+
+def test_word_traps_enter_the_data_only_when_asked() -> None:
+    questions = load_questions(DEFAULT_DATA / "train_complete.jsonl", limit=200)
+    plain = contradiction_examples(questions, None, seed=0, bank_share=0)
+    trapped = contradiction_examples(questions, None, seed=0, bank_share=0, trap_share=0.3)
+    source = "openbookqa another topic's denial"
+    assert not [e for e in plain if e.source == source]
+    traps = [e for e in trapped if e.source == source]
+    assert traps and not any(e.label for e in traps) and len(plain) == len(trapped)

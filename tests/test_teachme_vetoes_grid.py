@@ -146,3 +146,16 @@ def test_the_negation_check_blocks_what_a_facts_negation_supports_more() -> None
     assert points[0.5]["denied_blocked"] == 1.0 and points[0.5]["right_blocked"] == 0.0
     assert points[0.0]["right_blocked"] == 0.0
     assert choose_negation(list(points.values()))["negation_margin"] == 0.5
+
+
+def test_another_topics_denial_counts_every_veto_it_makes() -> None:
+    from mindstream.experiments.teachme_vetoes_grid import other_topic_vetoes
+
+    point = {"floor": 0.1, "margin": 0.1, "overruled_at": None, "best_support": None}
+    point["claim_first"] = 0.0
+    traps: list[Row] = [
+        (None, 1, [0.1, 0.6], [0.0, 0.0], [0.1, 0.6], [0.0, 0.0]),  # vetoes choice 1
+        (None, 1, [0.1, 0.15], [0.0, 0.0], [0.1, 0.15], [0.0, 0.0]),  # no lead: nothing
+    ]
+    assert other_topic_vetoes(traps, point, support=0.5) == 0.5
+    assert other_topic_vetoes([], point, support=0.5) == 0.0

@@ -15,10 +15,12 @@ fact's negation must entail a choice more than the fact before the fact may not 
 
 from __future__ import annotations
 
+import random
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from rich.progress import track
 
 from agents.teachme.judging import both_readings
@@ -29,6 +31,7 @@ from mindstream.experiments.teachme_vetoes_grid import (
     BLOCK_BUDGET,
     GUARDS,
     HELD_OUT,
+    NO_GUARD,
     RIGHT_BUDGET,
     WRONG_BUDGET,
     Row,
@@ -39,7 +42,9 @@ from mindstream.experiments.teachme_vetoes_grid import (
     grid,
     guard_of,
     negation_grid,
+    other_topic_vetoes,
 )
+from mindstream.training.judge_data import WordTraps
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
@@ -52,6 +57,35 @@ def judged(parts: Parts, train: Path, limit: int) -> list[Row]:
         for q in track(questions, description="facts against claims")
         for fact, denied in ((negate(q.fact), q.answer_index), (q.fact, None))
     ]
+
+
+def judged_traps(parts: Parts, train: Path, limit: int) -> list[Row]:
+    """Per held-out question, another held-out question's negated core fact that names one of
+    its choices' words and nothing of the question (`WordTraps`, "A magnet does not attract
+    copper" against "Which material conducts electricity?"), kept where it passes TeachMe's
+    relevance gate as a retrieved fact would: any veto it makes is wrong."""
+    questions = load_questions(train)[-HELD_OUT:][:limit]
+    traps, rng = WordTraps(sorted({q.fact for q in questions})), random.Random(0)
+    found = [(q, t[1]) for q in questions if (t := traps.denial_for(q, rng)) is not None]
+    queries = [" ".join([q.stem, *q.choices]) for q, _ in found]
+    near = _cosines(parts, queries, [denial for _, denial in found])
+    gate = parts.config.teachme.gate_similarity
+    relevant = [pair for pair, cosine in zip(found, near, strict=True) if cosine >= gate]
+    return [
+        _row(parts, q, denial, None)
+        for q, denial in track(relevant, description="other topics' denials")
+    ]
+
+
+def _cosines(parts: Parts, first: list[str], second: list[str]) -> list[float]:
+    if not first:
+        return []
+    a, b = (
+        np.asarray(parts.embedder.embed_documents(t), dtype=np.float32) for t in (first, second)
+    )
+    a /= np.linalg.norm(a, axis=1, keepdims=True)
+    b /= np.linalg.norm(b, axis=1, keepdims=True)
+    return [float(x) for x in (a * b).sum(axis=1)]
 
 
 def _row(parts: Parts, q: Question, fact: str, denied: int | None) -> Row:
@@ -68,7 +102,11 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
     started = time.perf_counter()
     support = parts.config.teachme.support_floor
     rows = judged(parts, train, limit)
-    points = grid(rows, support)
+    trap_rows = judged_traps(parts, train, limit)
+    points = [
+        {**p, "other_topics_vetoed": other_topic_vetoes(trap_rows, p, support)}
+        for p in grid(rows, support)
+    ]
     best = choose(points)
     blocks = block_grid(rows, support, guard_of(best))
     negations = negation_grid(rows, support, guard_of(best), choose_block(blocks))
@@ -90,6 +128,12 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
             for d, r, c, e, c2, n in rows
         ],
         "best": best,
+        "other_topics": {
+            "denials": len(trap_rows),
+            "vetoing": other_topic_vetoes(trap_rows, best, support),
+            "vetoing_without_guard": other_topic_vetoes(trap_rows, best, support, NO_GUARD),
+            "rows": trap_rows,
+        },
         "block_grid": blocks,
         "best_block": choose_block(blocks),
         "negation_grid": negations,
@@ -121,12 +165,22 @@ GUARD_HEADER = [
 ]
 
 
+VETO_HEADER = [
+    "floor",
+    "margin",
+    "denied ruled out",
+    "wrong vetoes per fact",
+    "right vetoed",
+    "another topic's denial vetoes",
+]
+
+
 def _never(value: float | None) -> str:
     return "never" if value is None else str(value)
 
 
 def _markdown(result: dict[str, Any]) -> str:
-    best, block = result["best"], result["best_block"]
+    best, block, other = result["best"], result["best_block"], result["other_topics"]
     chosen = [p for p in result["grid"] if guard_of(p) == guard_of(best)]
     rows = [
         [
@@ -135,6 +189,7 @@ def _markdown(result: dict[str, Any]) -> str:
             f"{p['denied_ruled_out']:.1%}",
             f"{p['wrong_per_fact']:.3f}",
             f"{p['right_vetoed']:.1%}",
+            f"{p['other_topics_vetoed']:.1%}",
         ]
         for p in chosen
     ]
@@ -182,11 +237,19 @@ choice supported at {_never(best["best_support"])}, claim-first share {best["cla
 out, {best["wrong_per_fact"]:.3f} wrong per fact, right vetoed {best["right_vetoed"]:.1%});
 configured: {result["configured"]}. Wall time {result["seconds"]} s.
 
+Another topic's denial (another held-out question's negated core fact naming a choice's word
+and nothing of the question, as "A magnet does not attract copper" against "Which material
+conducts electricity?", kept where it passes the relevance gate) should veto nothing: at the
+best point it vetoes a choice for {other["vetoing"]:.1%} of {other["denials"]} questions
+({other["vetoing_without_guard"]:.1%} without the support guards). Not used to choose: no
+threshold of this judge tells these apart from the own denials (`mindstream train judge
+contradicts --trap-share` builds the data a judge that does is trained on).
+
 {table(GUARD_HEADER, per_guard)}
 
 With the chosen guard:
 
-{table(["floor", "margin", "denied ruled out", "wrong vetoes per fact", "right vetoed"], rows)}
+{table(VETO_HEADER, rows)}
 
 A fact is also never the premise of the choice it would rule out at looser thresholds (a
 negation must not prove what it denies on the verifier's weak entailment). Best (most denied

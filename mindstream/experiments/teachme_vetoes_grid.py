@@ -77,6 +77,15 @@ def grid(rows: list[Row], support: float) -> list[dict[str, Any]]:
     return out
 
 
+def other_topic_vetoes(
+    rows: list[Row], point: dict[str, Any], support: float, guard: Guard | None = None
+) -> float:
+    """The share of rows (facts that deny nothing here) with a veto at `point`."""
+    chosen = guard_of(point) if guard is None else guard
+    hits = [bool(vetoed(r, point["floor"], point["margin"], support, chosen)) for r in rows]
+    return sum(hits) / len(hits) if hits else 0.0
+
+
 def block_grid(rows: list[Row], support: float, guard: Guard = NO_GUARD) -> list[dict[str, Any]]:
     """Premise blocks (the same rule, looser thresholds): how often the denied choice loses the
     negated fact as a premise, and how often the right choice loses the core fact that

@@ -51,6 +51,9 @@ class JudgeTraining(AdapterTraining):
     heldout: int = Field(500, ge=0, description="last N OpenBookQA train questions kept out")
     contradiction_questions: int = Field(3000, ge=0, description="OpenBookQA questions used")
     entailmentbank_share: float = Field(0.5, ge=0, le=1)
+    trap_share: float = Field(
+        0.0, ge=0, le=0.4, description="questions whose extra no-pair is a word trap"
+    )
     curve_items: int = Field(400, ge=1, description="held-out items per curve point")
     reactions: int = Field(3000, ge=2, description="built observations (reacts)")
 
@@ -86,7 +89,7 @@ def build_examples(
         random.Random(s.seed).shuffle(held)  # every held-out slot, not the first few
         return labelled_pairs(pairs), labelled_pairs(held[: s.curve_items])
     used = questions[: len(questions) - s.heldout][: s.contradiction_questions]
-    examples = contradiction_examples(used, bank, s.seed, s.entailmentbank_share)
+    examples = contradiction_examples(used, bank, s.seed, s.entailmentbank_share, s.trap_share)
     held_questions = questions[len(questions) - s.heldout :]
     grouped = [e for e in contradiction_examples(held_questions, None, s.seed + 1, 0) if e.group]
     return examples, grouped[: s.curve_items]

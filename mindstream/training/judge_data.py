@@ -8,7 +8,9 @@
 - Contradictions (`contradicts`): OpenBookQA train facts against the right choice's hypothesis
   (supported, so no) and negated (yes), a negated fact against the hypothesis (yes), a fact
   joined to one wrong choice's denial against that choice (yes) and the others (no), a wrong
-  choice's denial alone against that choice (yes) and the others (no), an unrelated fact (no);
+  choice's denial alone against that choice (yes) and the others (no), an unrelated fact (no),
+  and, with `trap_share`, another question's denial that names a choice's word but nothing of
+  the question (no);
   EntailmentBank train proof steps against their conclusion (no) and its negation (yes).
 
 Slots named in `heldout` are kept out of training and measure the curve.
@@ -17,6 +19,7 @@ Slots named in `heldout` are kept out of training and measure the curve.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -196,11 +199,19 @@ def replacement_pairs(
 
 
 def contradiction_examples(
-    questions: Sequence[Question], bank: Path | None, seed: int, bank_share: float
+    questions: Sequence[Question],
+    bank: Path | None,
+    seed: int,
+    bank_share: float,
+    trap_share: float = 0.0,
 ) -> list[Labelled]:
+    """`trap_share`: the share of questions whose extra "no" pair is a word trap
+    (`WordTraps`) rather than a supported or unrelated fact; 0 builds the shipped adapter's
+    data exactly."""
     rng = random.Random(seed)
     facts = sorted({q.fact for q in questions})
-    out = list(_openbookqa_contradictions(questions, facts, rng))
+    extra = _Extra(facts, WordTraps(facts) if trap_share > 0 else None, trap_share)
+    out = list(_openbookqa_contradictions(questions, extra, rng))
     if bank is not None:
         steps = [e for e in entailmentbank_examples(bank, seed) if e.source == "entailmentbank"]
         rng.shuffle(steps)
@@ -213,7 +224,7 @@ def contradiction_examples(
 
 
 def _openbookqa_contradictions(
-    questions: Sequence[Question], facts: Sequence[str], rng: random.Random
+    questions: Sequence[Question], extra: _Extra, rng: random.Random
 ) -> Iterator[Labelled]:
     """Per question, one ranked group (exactly one claim shown false) of one of four kinds:
     the negated fact against every choice's claim (it denies only the right one); the fact
@@ -223,7 +234,8 @@ def _openbookqa_contradictions(
     supports the right one; or a wrong choice's denial alone ("The sun is not responsible
     for children growing up and getting old"), so that a denial is read for what it is about
     and not for which choice is true. A negation alone must not read as a contradiction, nor a
-    fact that also says what it supports. Then one supported or unrelated pair."""
+    fact that also says what it supports. Then one supported, unrelated or word-trap pair
+    (`WordTraps`)."""
     for number, q in enumerate(questions, start=1):
         claims = [rule_hypothesis(q.stem, c) for c in q.choices]
         right = claims[q.answer_index]
@@ -247,10 +259,73 @@ def _openbookqa_contradictions(
             yield _contradiction(
                 fact, claim, label, source + ("" if label else ", other choice"), number
             )
-        if rng.random() < 0.6:
-            yield _contradiction(q.fact, right, False, "openbookqa supported")
-        else:
-            yield _contradiction(rng.choice(facts), right, False, "openbookqa unrelated")
+        yield extra.pair(q, right, rng)
+
+
+class _Extra:
+    """Each question's one extra "no" pair: its fact against the right claim (supported, 60%),
+    a word trap (`trap_share`, taken from the unrelated ones), or an unrelated fact."""
+
+    def __init__(self, facts: Sequence[str], traps: WordTraps | None, trap_share: float) -> None:
+        self.facts, self.traps, self.trap_share = facts, traps, trap_share
+
+    def pair(self, q: Question, right: str, rng: random.Random) -> Labelled:
+        kind = rng.random()
+        if kind < 0.6:
+            return _contradiction(q.fact, right, False, "openbookqa supported")
+        if self.traps is not None and kind < 0.6 + self.trap_share:
+            trap = self.traps.denial_for(q, rng)
+            if trap is not None:
+                claim, denial = trap
+                return _contradiction(denial, claim, False, "openbookqa another topic's denial")
+        return _contradiction(rng.choice(self.facts), right, False, "openbookqa unrelated")
+
+
+_COMMON = (
+    "what which when where with that this than then they them their there these those from "
+    "into most more many much some have been were will would could should does made make "
+    "used uses because about over under only also very each other such"
+)
+_STOP = frozenset(_COMMON.split())
+
+
+def content_words(text: str) -> set[str]:
+    """Words of four letters or more, minus common ones, crudely stemmed (a final s)."""
+    words = (w.rstrip("s") for w in re.findall(r"[a-z]{4,}", text.lower()))
+    return {w for w in words if w not in _STOP}
+
+
+class WordTraps:
+    """Another question's negated core fact that names a choice's word and nothing of the
+    question or its fact ("A magnet does not attract copper" against "Which material conducts
+    electricity?: a copper wire"): a denial about another topic that shows nothing false here,
+    though it shares a noun with a claim and says "not"."""
+
+    def __init__(self, facts: Sequence[str]) -> None:
+        self.facts = list(facts)
+        self.words = [content_words(f) for f in self.facts]
+        self.by_word: dict[str, list[int]] = {}
+        for n, words in enumerate(self.words):
+            for w in words:
+                self.by_word.setdefault(w, []).append(n)
+
+    def denial_for(self, q: Question, rng: random.Random) -> tuple[str, str] | None:
+        """(a choice's claim, a trap denial for it), or None where no fact fits."""
+        topic = content_words(q.stem) | content_words(q.fact)
+        order = list(range(len(q.choices)))
+        rng.shuffle(order)
+        for i in order:
+            named = content_words(q.choices[i]) - content_words(q.stem)
+            found = {
+                n
+                for w in named
+                for n in self.by_word.get(w, [])
+                if not self.words[n] & (topic - named) and self.facts[n] != q.fact
+            }
+            if found:
+                fact = self.facts[rng.choice(sorted(found))]
+                return rule_hypothesis(q.stem, q.choices[i]), negate(fact)
+        return None
 
 
 def compound(affirmed: str, denial: str, rng: random.Random) -> str:

@@ -14,11 +14,12 @@ from mindstream.experiments.changed_facts_data import (
     load_templates,
 )
 from mindstream.experiments.openbookqa import DEFAULT_DATA, load_questions
-from mindstream.training.judge import HELDOUT_SLOTS, JudgeTraining, build_examples
+from mindstream.training.judge import HELDOUT_SLOTS, JudgeTraining, build_examples, measured
 from mindstream.training.judge_data import (
     contradiction_examples,
     load_catalogue,
     replacement_pairs,
+    trap_examples,
 )
 
 UNSEEN_EVAL_SLOTS = {
@@ -150,3 +151,20 @@ def test_word_traps_enter_the_data_only_when_asked() -> None:
     assert not [e for e in plain if e.source == source]
     traps = [e for e in trapped if e.source == source]
     assert traps and not any(e.label for e in traps) and len(plain) == len(trapped)
+    mostly = contradiction_examples(questions, None, seed=0, bank_share=0, trap_share=0.9)
+    assert len([e for e in mostly if e.source == source]) > 2 * len(traps)
+
+
+def test_held_out_traps_are_measured_apart_from_the_ranked_groups() -> None:
+    questions = load_questions(DEFAULT_DATA / "train_complete.jsonl", limit=300)
+    settings = JudgeTraining(task="contradicts", heldout=100, contradiction_questions=50)
+    examples, held = build_examples(load_catalogue(), questions, None, settings)
+    traps = [e for e in held if e.source == "openbookqa another topic's denial"]
+    assert traps and all(e.group == 0 and not e.label for e in traps)
+    assert not {e.prompt for e in traps} & {e.prompt for e in examples}
+    grouped = [e for e in held if e.group]
+    right = [1.0 if e.label else 0.0 for e in grouped]
+    found = measured("contradicts", [*grouped, *traps], [*right, *[0.9] * len(traps)])
+    assert found["denied claim ranked first"] == 1.0 and found["balanced accuracy"] == 1.0
+    assert found["another topic's denial read as contradicted"] == 1.0
+    assert trap_examples(questions[:50], seed=1)[0].prompt.startswith("Fact: ")

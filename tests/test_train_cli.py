@@ -95,3 +95,11 @@ def test_an_unknown_judge_task_is_one_line() -> None:
     result = runner.invoke(app, ["train", "judge", "entails"])
     assert result.exit_code == 2
     assert "replaces, contradicts or reacts" in _one_error_line(result.output)
+
+
+def test_a_start_adapter_that_is_not_there_is_one_line(tmp_path: Path) -> None:
+    args = ["train", "judge", "contradicts", "--start-from", str(tmp_path / "none")]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "--start-from" in _one_error_line(result.output)
+    assert not (tmp_path / "o").exists()

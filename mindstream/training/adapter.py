@@ -39,6 +39,9 @@ class AdapterTraining(BaseModel):
     curve_points: int = Field(8, ge=1)
     precision: Literal["auto", "bfloat16", "float32"] = "auto"
     seed: int = 0
+    start_from: Path | None = Field(
+        None, description="go on training this adapter folder rather than a fresh LoRA"
+    )
 
 
 class Labelled(BaseModel):
@@ -85,19 +88,10 @@ def train_adapter(
     """Wrap `model` in a LoRA adapter and train it; returns the peft model, its curve and the
     precision it was trained under."""
     import torch
-    from peft import LoraConfig, get_peft_model
 
     hooks = hooks or Hooks()
     torch.manual_seed(settings.seed)
-    layers = model.config.num_hidden_layers
-    lora = LoraConfig(
-        r=settings.rank,
-        lora_alpha=settings.alpha,
-        target_modules=list(TARGET_MODULES),
-        layers_to_transform=list(range(max(0, layers - settings.top_layers), layers)),
-        lora_dropout=0.0,
-    )
-    peft_model = get_peft_model(model, lora)
+    peft_model = with_adapter(model, settings)
     yes_no = yes_no_ids(tokenizer)
     precision = choose_precision(peft_model, tokenizer, yes_no, settings.precision)
     hooks.log_precision(precision)
@@ -138,6 +132,24 @@ def train_adapter(
         if step % every == 0 or step == len(batches):
             curve.append(point(step, sum(losses[-every:]) / len(losses[-every:])))
     return peft_model, curve, precision
+
+
+def with_adapter(model: torch.nn.Module, settings: AdapterTraining) -> torch.nn.Module:
+    """A fresh LoRA on the top layers, or the adapter in `start_from` made trainable again (a
+    short second pass on new examples costs minutes where the first pass cost an hour)."""
+    from peft import LoraConfig, PeftModel, get_peft_model
+
+    if settings.start_from is not None:
+        return PeftModel.from_pretrained(model, str(settings.start_from), is_trainable=True)
+    layers = model.config.num_hidden_layers
+    lora = LoraConfig(
+        r=settings.rank,
+        lora_alpha=settings.alpha,
+        target_modules=list(TARGET_MODULES),
+        layers_to_transform=list(range(max(0, layers - settings.top_layers), layers)),
+        lora_dropout=0.0,
+    )
+    return get_peft_model(model, lora)
 
 
 def choose_precision(

@@ -27,10 +27,12 @@ from mindstream.training.adapter import (
     yes_probabilities,
 )
 from mindstream.training.judge_data import (
+    TRAP_SOURCE,
     Catalogue,
     contradiction_examples,
     labelled_pairs,
     replacement_pairs,
+    trap_examples,
 )
 from mindstream.training.react_data import reaction_examples
 
@@ -52,7 +54,7 @@ class JudgeTraining(AdapterTraining):
     contradiction_questions: int = Field(3000, ge=0, description="OpenBookQA questions used")
     entailmentbank_share: float = Field(0.5, ge=0, le=1)
     trap_share: float = Field(
-        0.0, ge=0, le=0.4, description="questions whose extra no-pair is a word trap"
+        0.0, ge=0, le=1, description="questions whose extra no-pair is a word trap"
     )
     curve_items: int = Field(400, ge=1, description="held-out items per curve point")
     reactions: int = Field(3000, ge=2, description="built observations (reacts)")
@@ -92,7 +94,8 @@ def build_examples(
     examples = contradiction_examples(used, bank, s.seed, s.entailmentbank_share, s.trap_share)
     held_questions = questions[len(questions) - s.heldout :]
     grouped = [e for e in contradiction_examples(held_questions, None, s.seed + 1, 0) if e.group]
-    return examples, grouped[: s.curve_items]
+    traps = trap_examples(held_questions, s.seed + 1)[: s.curve_items // 2]
+    return examples, grouped[: s.curve_items] + traps
 
 
 def balanced_accuracy(items: Sequence[Labelled], p: Sequence[float]) -> float:
@@ -113,20 +116,26 @@ def measure(
 def measured(task: Task, held: Sequence[Labelled], p: Sequence[float]) -> dict[str, float]:
     """Replacements: balanced accuracy at 0.5 and the threshold sweep. Contradictions: how
     often the one claim a fact shows false is ranked first among its question's claims (how
-    TeachMe uses it), and how often every claim reads as contradicted."""
+    TeachMe uses it), how often every claim reads as contradicted, and how often another
+    topic's denial (a word trap, ungrouped) does."""
     if task == "replaces":
         return {"balanced accuracy": balanced_accuracy(held, p), **threshold_sweep(held, p)}
     if task == "reacts":
         return {"balanced accuracy": balanced_accuracy(held, p)}
+    pairs = list(zip(held, p, strict=True))
+    grouped = [(e, q) for e, q in pairs if e.group]
     groups: dict[int, list[tuple[bool, float]]] = {}
-    for e, q in zip(held, p, strict=True):
+    for e, q in grouped:
         groups.setdefault(e.group, []).append((e.label, q))
     ranked = [max(g, key=lambda x: x[1])[0] for g in groups.values()]
     blanket = [all(q >= 0.5 for _, q in g) for g in groups.values()]
+    traps = [q for e, q in pairs if e.source == TRAP_SOURCE] or [float("nan")]
     return {
         "denied claim ranked first": sum(ranked) / len(ranked),
         "every claim read as contradicted": sum(blanket) / len(blanket),
-        "balanced accuracy": balanced_accuracy(held, p),
+        "balanced accuracy": balanced_accuracy([e for e, _ in grouped], [q for _, q in grouped]),
+        "another topic's denial read as contradicted": sum(q >= 0.5 for q in traps) / len(traps),
+        "another topic's denial, mean P": sum(traps) / len(traps),
     }
 
 

@@ -262,23 +262,35 @@ def _openbookqa_contradictions(
         yield extra.pair(q, right, rng)
 
 
+TRAP_SOURCE = "openbookqa another topic's denial"
+
+
 class _Extra:
-    """Each question's one extra "no" pair: its fact against the right claim (supported, 60%),
-    a word trap (`trap_share`, taken from the unrelated ones), or an unrelated fact."""
+    """Each question's one extra "no" pair: its fact against the right claim (supported, 60%)
+    or an unrelated fact; a word trap replaces either for the top `trap_share` of the draw
+    (unrelated ones first)."""
 
     def __init__(self, facts: Sequence[str], traps: WordTraps | None, trap_share: float) -> None:
         self.facts, self.traps, self.trap_share = facts, traps, trap_share
 
     def pair(self, q: Question, right: str, rng: random.Random) -> Labelled:
         kind = rng.random()
-        if kind < 0.6:
-            return _contradiction(q.fact, right, False, "openbookqa supported")
-        if self.traps is not None and kind < 0.6 + self.trap_share:
+        if self.traps is not None and kind >= 1 - self.trap_share:
             trap = self.traps.denial_for(q, rng)
             if trap is not None:
-                claim, denial = trap
-                return _contradiction(denial, claim, False, "openbookqa another topic's denial")
+                return _contradiction(trap[1], trap[0], False, TRAP_SOURCE)
+        if kind < 0.6:
+            return _contradiction(q.fact, right, False, "openbookqa supported")
         return _contradiction(rng.choice(self.facts), right, False, "openbookqa unrelated")
+
+
+def trap_examples(questions: Sequence[Question], seed: int) -> list[Labelled]:
+    """One word trap per question that has one (all "no"): the held-out measure of how often
+    another topic's denial reads as a contradiction."""
+    rng = random.Random(seed)
+    traps = WordTraps(sorted({q.fact for q in questions}))
+    found = (traps.denial_for(q, rng) for q in questions)
+    return [_contradiction(t[1], t[0], False, TRAP_SOURCE) for t in found if t is not None]
 
 
 _COMMON = (

@@ -41,6 +41,11 @@ def check_out(out: Path, overwrite: bool) -> None:
         )
 
 
+def check_start(start_from: Path | None) -> None:
+    if start_from is not None and not (start_from / "adapter_config.json").is_file():
+        raise FileNotFoundError(f"--start-from {start_from}: holds no adapter_config.json")
+
+
 def count_sources(sources: Sequence[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for source in sources:
@@ -182,6 +187,7 @@ def run_judge_training(
 
     assert isinstance(settings, JudgeTraining)
     check_out(out, overwrite)
+    check_start(settings.start_from)
     catalogue = load_catalogue(catalogue_file)
     questions = load_train_questions(openbookqa)
     examples, held = build_examples(catalogue, questions, entailmentbank, settings)

@@ -248,10 +248,11 @@ def teachme_vetoes(
         f"with the negation check: margin {negation['negation_margin']}: "
         f"{negation['denied_blocked']:.1%} blocked, right blocked {negation['right_blocked']:.1%}"
     )
-    other = result["other_topics"]
+    other, topic = result["other_topics"], result["best_on_topic"]
     console.print(
         f"another topic's denial vetoes a choice for {other['vetoing']:.1%} of "
-        f"{other['denials']} questions"
+        f"{other['denials']} questions; with the on-topic floor {topic['on_topic']}: "
+        f"{topic['other_topics_vetoed']:.1%}, own denials ruled out {topic['denied_ruled_out']:.1%}"
     )
 
 

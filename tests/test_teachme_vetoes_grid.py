@@ -9,10 +9,10 @@ from mindstream.experiments.teachme_vetoes_grid import Row, block_grid, choose, 
 # fact reads to the judge as showing choice 0 false, wrongly, at 0.4, with no support either;
 # a second core fact the verifier finds supports choice 0 is never blocked from it.
 ROWS: list[Row] = [
-    (0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1], [0.0, 0.0]),
-    (None, 0, [0.4, 0.1], [0.3, 0.1], [0.4, 0.1], [0.0, 0.0]),
-    (0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1], [0.0, 0.0]),
-    (None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.0, 0.0]),
+    Row(0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1], [0.0, 0.0], 0.5),
+    Row(None, 0, [0.4, 0.1], [0.3, 0.1], [0.4, 0.1], [0.0, 0.0], 0.5),
+    Row(0, 0, [0.8, 0.1], [0.3, 0.1], [0.8, 0.1], [0.0, 0.0], 0.5),
+    Row(None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.0, 0.0], 0.5),
 ]
 
 
@@ -46,9 +46,9 @@ def test_the_chosen_block_keeps_the_right_proofs_within_budget() -> None:
 # judge's clear lead (0.8) overrules it; a core fact the judge misreads as clearly denying what
 # it supports is then a wrong veto, which the budget counts.
 DENIAL_READ_AS_SUPPORT: list[Row] = [
-    (0, 0, [0.9, 0.1], [0.8, 0.1], [0.9, 0.1], [0.0, 0.0]),
-    (None, 0, [0.2, 0.1], [0.9, 0.1], [0.2, 0.1], [0.0, 0.0]),
-    (None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.0, 0.0]),
+    Row(0, 0, [0.9, 0.1], [0.8, 0.1], [0.9, 0.1], [0.0, 0.0], 0.5),
+    Row(None, 0, [0.2, 0.1], [0.9, 0.1], [0.2, 0.1], [0.0, 0.0], 0.5),
+    Row(None, 0, [0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.0, 0.0], 0.5),
 ]
 
 
@@ -74,8 +74,8 @@ def test_the_choice_keeps_the_guard_for_what_a_fact_entails_most_even_where_it_c
     # and the judge's lead (0.15) overrules no support: only an unguarded point rules it out,
     # and it is still not chosen
     rows: list[Row] = [
-        (0, 0, [0.25, 0.1], [0.3, 0.1], [0.25, 0.1], [0.0, 0.0]),
-        (None, 0, [0.1, 0.1], [0.9, 0.1], [0.1, 0.1], [0.0, 0.0]),
+        Row(0, 0, [0.25, 0.1], [0.3, 0.1], [0.25, 0.1], [0.0, 0.0], 0.5),
+        Row(None, 0, [0.1, 0.1], [0.9, 0.1], [0.1, 0.1], [0.0, 0.0], 0.5),
     ]
     points = grid(rows, support=0.5)
     assert max(p["denied_ruled_out"] for p in points if p["best_support"] is None) == 1.0
@@ -86,8 +86,8 @@ def test_the_choice_keeps_the_guard_for_what_a_fact_entails_most_even_where_it_c
 # A core fact the judge misreads as denying the choice it entails most, weakly (0.3): the
 # best-support guard keeps that choice; the budget on right choices vetoed counts it.
 OWN_BEST: list[Row] = [
-    (0, 0, [0.8, 0.1], [0.1, 0.1], [0.8, 0.1], [0.0, 0.0]),
-    (None, 0, [0.5, 0.1], [0.3, 0.1], [0.5, 0.1], [0.0, 0.0]),
+    Row(0, 0, [0.8, 0.1], [0.1, 0.1], [0.8, 0.1], [0.0, 0.0], 0.5),
+    Row(None, 0, [0.5, 0.1], [0.3, 0.1], [0.5, 0.1], [0.0, 0.0], 0.5),
 ]
 
 
@@ -107,8 +107,8 @@ def test_a_fact_never_vetoes_the_choice_it_entails_most_under_the_guard() -> Non
 # 0.26, as "Rubber does not conduct electricity" did with "a copper wire"); read claim first,
 # it finds the denied one (0.96 against 0.37). Half of each reading rules out the denied choice.
 SUBJECT_MIXED_UP: list[Row] = [
-    (0, 1, [0.26, 0.36], [0.05, 0.05], [0.96, 0.37], [0.0, 0.0]),
-    (None, 1, [0.05, 0.1], [0.05, 0.6], [0.1, 0.2], [0.0, 0.0]),
+    Row(0, 1, [0.26, 0.36], [0.05, 0.05], [0.96, 0.37], [0.0, 0.0], 0.5),
+    Row(None, 1, [0.05, 0.1], [0.05, 0.6], [0.1, 0.2], [0.0, 0.0], 0.5),
 ]
 
 
@@ -129,8 +129,8 @@ def test_the_claim_first_reading_can_find_the_subject_the_fact_denies() -> None:
 # (0.75); a core fact whose negation the verifier also reads as support, a little less (0.85
 # against 0.9). Negation margins up to 0.5 block the first, and none blocks the core fact.
 NEGATION_READ_AS_SUPPORT: list[Row] = [
-    (0, 0, [0.1, 0.1], [0.22, 0.15], [0.1, 0.1], [0.75, 0.68]),
-    (None, 0, [0.1, 0.1], [0.9, 0.1], [0.1, 0.1], [0.85, 0.1]),
+    Row(0, 0, [0.1, 0.1], [0.22, 0.15], [0.1, 0.1], [0.75, 0.68], 0.5),
+    Row(None, 0, [0.1, 0.1], [0.9, 0.1], [0.1, 0.1], [0.85, 0.1], 0.5),
 ]
 
 
@@ -154,8 +154,28 @@ def test_another_topics_denial_counts_every_veto_it_makes() -> None:
     point = {"floor": 0.1, "margin": 0.1, "overruled_at": None, "best_support": None}
     point["claim_first"] = 0.0
     traps: list[Row] = [
-        (None, 1, [0.1, 0.6], [0.0, 0.0], [0.1, 0.6], [0.0, 0.0]),  # vetoes choice 1
-        (None, 1, [0.1, 0.15], [0.0, 0.0], [0.1, 0.15], [0.0, 0.0]),  # no lead: nothing
+        Row(None, 1, [0.1, 0.6], [0.0, 0.0], [0.1, 0.6], [0.0, 0.0], 0.5),  # vetoes choice 1
+        Row(None, 1, [0.1, 0.15], [0.0, 0.0], [0.1, 0.15], [0.0, 0.0], 0.5),  # no lead: nothing
     ]
     assert other_topic_vetoes(traps, point, support=0.5) == 0.5
     assert other_topic_vetoes([], point, support=0.5) == 0.0
+
+
+def test_a_veto_needs_a_fact_about_the_question_and_the_floor_weighs_both_kinds() -> None:
+    """An own denial close to the question (0.6) and another topic's denial that names a
+    choice but is about something else (0.1): both read by the judge as denying choice 0. The
+    on-topic floor keeps the first veto and drops the second."""
+    from mindstream.experiments.teachme_vetoes_grid import choose_on_topic, on_topic_grid
+
+    own = [
+        Row(0, 1, [0.8, 0.1], [0.1, 0.1], [0.8, 0.1], [0.0, 0.0], 0.6),
+        Row(None, 1, [0.1, 0.1], [0.1, 0.9], [0.1, 0.1], [0.0, 0.0], 0.6),
+    ]
+    traps = [Row(None, 1, [0.8, 0.1], [0.1, 0.1], [0.8, 0.1], [0.0, 0.0], 0.1)]
+    point = {"floor": 0.1, "margin": 0.1, "overruled_at": None, "best_support": None}
+    point["claim_first"] = 0.0
+    points = {p["on_topic"]: p for p in on_topic_grid(own, traps, point, support=0.5)}
+    assert (points[None]["denied_ruled_out"], points[None]["other_topics_vetoed"]) == (1.0, 1.0)
+    assert (points[0.3]["denied_ruled_out"], points[0.3]["other_topics_vetoed"]) == (1.0, 0.0)
+    assert points[0.1]["other_topics_vetoed"] == 1.0  # at the floor: kept
+    assert choose_on_topic(list(points.values()))["on_topic"] == 0.15

@@ -118,6 +118,20 @@ class TeachMeConfig(BaseModel):
         "more than this above the fact (one more verifier pass per relevant fact)",
     )
 
+    # The judge reads "not" next to a shared noun: another topic's denial ("A magnet does not
+    # attract copper" against "Which material conducts electricity?") vetoed a choice as often
+    # as a question's own denial did. A veto needs a fact about the question itself. Chosen by
+    # `mindstream eval teachme-vetoes` on held-out train questions: the most own denials ruled
+    # out less other topics' denials vetoing, within the wrong-veto budgets (other topics'
+    # denials vetoing 68.2% -> 6.4%, own denials ruled out 53.0% -> 38.2%).
+    veto_on_topic: float | None = Field(
+        0.35,
+        ge=-1,
+        le=1,
+        description="a taught fact rules a choice out only when it is this close (cosine) to "
+        "the question alone, not only to the choices (None: any relevant fact may)",
+    )
+
     @property
     def veto_rule(self) -> VetoRule:
         return VetoRule(

@@ -3,8 +3,9 @@ rule out.
 
 A retrieved fact becomes a premise only when it bears on the question: its embedding is close
 enough to the question's, and the verifier judges that it entails at least one choice's
-hypothesis. A relevant taught fact rules a choice out only when the relation judge finds that
-the fact shows that choice's hypothesis false, clearly more than the others', and never a
+hypothesis. A relevant taught fact about the question itself (its embedding close to the
+question's alone) rules a choice out only when the relation judge finds that the fact shows
+that choice's hypothesis false, clearly more than the others', and never a
 choice the fact supports (the verifier's entailment at least `support_floor`): "Sound travels
 fastest through steel and cannot travel through empty space" rules out "empty space", never
 "steel". Nor is a fact the premise of a choice the judge finds it shows false (at looser
@@ -45,7 +46,8 @@ class FactJudgement(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     fact: MemoryRecord
-    similarity: float  # cosine of the fact's and the question's embeddings
+    similarity: float  # cosine of the fact's and the question's (with its choices) embeddings
+    on_topic: float  # cosine of the fact's and the question's alone: what it is about
     entailment: list[float]  # P(fact entails choice i's hypothesis)
     contradiction: list[float] = []  # P(fact shows choice i's hypothesis false); relevant only
     negation_entailment: list[float] = []  # P(the fact's negation entails choice i's); relevant
@@ -61,6 +63,7 @@ def judge_facts(
     judge: RelationJudge | None,
     embedder: Embedder,
     question: str,
+    choices: Sequence[str],
     hypotheses: Sequence[str],
     facts: Sequence[MemoryRecord],
     config: TeachMeConfig,
@@ -69,7 +72,7 @@ def judge_facts(
     relevant fact against every hypothesis)."""
     if not facts:
         return []
-    similarity = _similarities(embedder, question, [f.text for f in facts])
+    similarity, on_topic = gate_similarities(embedder, question, choices, [f.text for f in facts])
     relevant = [n for n, s in enumerate(similarity) if s >= config.gate_similarity]
     negated = relevant if config.negation_margin is not None else []
     judged = verifier.entailment_batch(
@@ -95,6 +98,7 @@ def judge_facts(
             FactJudgement(
                 fact=fact,
                 similarity=similarity[n],
+                on_topic=on_topic[n],
                 entailment=entailment,
                 contradiction=against.get(n, []),
                 negation_entailment=opposite.get(n, []),
@@ -134,10 +138,13 @@ def mix_readings(
 
 
 def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[Veto]:
-    """Each relevant fact rules out at most one choice (`ruled_out_by`), unless a newer taught
-    fact overrules it (`overruled`); the surest fact per choice is kept."""
+    """Each relevant fact about the question (`about_the_question`) rules out at most one
+    choice (`ruled_out_by`), unless a newer taught fact overrules it (`overruled`); the surest
+    fact per choice is kept."""
     best: dict[int, Veto] = {}
     for j in judgements:
+        if not about_the_question(j.on_topic, config.veto_on_topic):
+            continue
         top = ruled_out_by(j.contradiction, j.entailment, config.veto_rule)
         if top is None or overruled(j, top, judgements):
             continue
@@ -151,6 +158,15 @@ def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[V
                 entailment=round(j.entailment[top], 4),
             )
     return [best[i] for i in sorted(best)]
+
+
+def about_the_question(on_topic: float, floor: float | None) -> bool:
+    """Whether a fact is about what is asked, not only about a choice's words: "Eagles do not
+    eat fish" names "a fish" and says "not", but is about eagles, not about "Which would a
+    strawberry most rely on to ensure it gets planted?" (cosine to the question alone 0.05),
+    so it vetoes nothing there. The relation judge alone reads "not" next to a shared noun as
+    a denial. None: every relevant fact may veto."""
+    return floor is None or on_topic >= floor
 
 
 def overruled(vetoing: FactJudgement, choice: int, judgements: Sequence[FactJudgement]) -> bool:
@@ -223,7 +239,14 @@ def ruled_out_by(
     return top
 
 
-def _similarities(embedder: Embedder, question: str, texts: list[str]) -> list[float]:
-    vectors = np.asarray(embedder.embed_documents([question, *texts]), dtype=np.float32)
+def gate_similarities(
+    embedder: Embedder, question: str, choices: Sequence[str], texts: Sequence[str]
+) -> tuple[list[float], list[float]]:
+    """Cosine of each text to the question with its choices (the relevance gate's measure,
+    TeachMe's retrieval query) and to the question alone (what a veto must be about), from one
+    embedding batch."""
+    queries = [" ".join([question, *choices]), question]
+    vectors = np.asarray(embedder.embed_documents([*queries, *texts]), dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    return [float(v) for v in vectors[1:] @ vectors[0]]
+    cosines = vectors[2:] @ vectors[:2].T
+    return [float(c) for c in cosines[:, 0]], [float(c) for c in cosines[:, 1]]

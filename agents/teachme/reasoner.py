@@ -165,9 +165,15 @@ class TeachableReasoner:
         Choices a relevant taught fact shows false are never picked (unless all are), nor
         proved from that fact."""
         assert self.verifier is not None
-        query = " ".join([question, *options])
         judgements = judge_facts(
-            self.verifier, self.judge, self.stream.embedder, query, hypotheses, facts, self.config
+            self.verifier,
+            self.judge,
+            self.stream.embedder,
+            question,
+            options,
+            hypotheses,
+            facts,
+            self.config,
         )
         vetoed = vetoes(judgements, self.config)
         ruled_out = {v.choice_index for v in vetoed}

@@ -99,7 +99,8 @@ def _measure(lab: Lab, reasoner: Any, q: Question) -> dict[str, Any]:
         lab.verifier,
         None,  # the gates only: which facts become premises, not what they rule out
         lab.embedder,
-        " ".join([q.stem, *q.choices]),
+        q.stem,
+        q.choices,
         hypotheses,
         facts,
         open_gate,

@@ -20,10 +20,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from rich.progress import track
 
-from agents.teachme.judging import both_readings
+from agents.teachme.judging import both_readings, gate_similarities
 from agents.teachme.language import negate, rule_hypothesis
 from mindstream.experiments.openbookqa import Question, load_questions
 from mindstream.experiments.report import table, write_section
@@ -39,9 +38,11 @@ from mindstream.experiments.teachme_vetoes_grid import (
     choose,
     choose_block,
     choose_negation,
+    choose_on_topic,
     grid,
     guard_of,
     negation_grid,
+    on_topic_grid,
     other_topic_vetoes,
 )
 from mindstream.training.judge_data import WordTraps
@@ -67,25 +68,13 @@ def judged_traps(parts: Parts, train: Path, limit: int) -> list[Row]:
     questions = load_questions(train)[-HELD_OUT:][:limit]
     traps, rng = WordTraps(sorted({q.fact for q in questions})), random.Random(0)
     found = [(q, t[1]) for q in questions if (t := traps.denial_for(q, rng)) is not None]
-    queries = [" ".join([q.stem, *q.choices]) for q, _ in found]
-    near = _cosines(parts, queries, [denial for _, denial in found])
+    near = [gate_similarities(parts.embedder, q.stem, q.choices, [d])[0][0] for q, d in found]
     gate = parts.config.teachme.gate_similarity
     relevant = [pair for pair, cosine in zip(found, near, strict=True) if cosine >= gate]
     return [
         _row(parts, q, denial, None)
         for q, denial in track(relevant, description="other topics' denials")
     ]
-
-
-def _cosines(parts: Parts, first: list[str], second: list[str]) -> list[float]:
-    if not first:
-        return []
-    a, b = (
-        np.asarray(parts.embedder.embed_documents(t), dtype=np.float32) for t in (first, second)
-    )
-    a /= np.linalg.norm(a, axis=1, keepdims=True)
-    b /= np.linalg.norm(b, axis=1, keepdims=True)
-    return [float(x) for x in (a * b).sum(axis=1)]
 
 
 def _row(parts: Parts, q: Question, fact: str, denied: int | None) -> Row:
@@ -95,7 +84,20 @@ def _row(parts: Parts, q: Question, fact: str, denied: int | None) -> Row:
         [([text], c) for text in (fact, negate(fact)) for c in claims]
     )
     entailment, negation = both[: len(claims)], both[len(claims) :]
-    return (denied, q.answer_index, fact_first, entailment, claim_first, negation)
+    on_topic = gate_similarities(parts.embedder, q.stem, q.choices, [fact])[1][0]
+    return Row(denied, q.answer_index, fact_first, entailment, claim_first, negation, on_topic)
+
+
+def configured_point(parts: Parts) -> dict[str, Any]:
+    """The shipped veto rule as a grid point (the on-topic floor is measured on top of it)."""
+    t = parts.config.teachme
+    return {
+        "floor": t.veto_floor,
+        "margin": t.veto_margin,
+        "overruled_at": t.support_overruled_at,
+        "best_support": t.best_support_floor,
+        "claim_first": t.claim_first_share,
+    }
 
 
 def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[str, Any]:
@@ -108,6 +110,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
         for p in grid(rows, support)
     ]
     best = choose(points)
+    topics = on_topic_grid(rows, trap_rows, configured_point(parts), support)
     blocks = block_grid(rows, support, guard_of(best))
     negations = negation_grid(rows, support, guard_of(best), choose_block(blocks))
     result = {
@@ -124,8 +127,9 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
                 "entailment": e,
                 "contradiction_claim_first": c2,
                 "negation_entailment": n,
+                "on_topic": t,
             }
-            for d, r, c, e, c2, n in rows
+            for d, r, c, e, c2, n, t in rows
         ],
         "best": best,
         "other_topics": {
@@ -134,6 +138,8 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
             "vetoing_without_guard": other_topic_vetoes(trap_rows, best, support, NO_GUARD),
             "rows": trap_rows,
         },
+        "on_topic_grid": topics,
+        "best_on_topic": choose_on_topic(topics),
         "block_grid": blocks,
         "best_block": choose_block(blocks),
         "negation_grid": negations,
@@ -147,6 +153,7 @@ def run(parts: Parts, train: Path, out: Path, limit: int, command: str) -> dict[
             "best_support_floor": parts.config.teachme.best_support_floor,
             "claim_first_share": parts.config.teachme.claim_first_share,
             "negation_margin": parts.config.teachme.negation_margin,
+            "veto_on_topic": parts.config.teachme.veto_on_topic,
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -175,12 +182,32 @@ VETO_HEADER = [
 ]
 
 
+TOPIC_HEADER = [
+    "on-topic floor",
+    "denied ruled out",
+    "another topic's denial vetoes",
+    "wrong vetoes per fact",
+    "right vetoed",
+]
+
+
 def _never(value: float | None) -> str:
     return "never" if value is None else str(value)
 
 
 def _markdown(result: dict[str, Any]) -> str:
     best, block, other = result["best"], result["best_block"], result["other_topics"]
+    topic = result["best_on_topic"]
+    topics = [
+        [
+            _never(p["on_topic"]),
+            f"{p['denied_ruled_out']:.1%}",
+            f"{p['other_topics_vetoed']:.1%}",
+            f"{p['wrong_per_fact']:.3f}",
+            f"{p['right_vetoed']:.1%}",
+        ]
+        for p in result["on_topic_grid"]
+    ]
     chosen = [p for p in result["grid"] if guard_of(p) == guard_of(best)]
     rows = [
         [
@@ -241,9 +268,18 @@ Another topic's denial (another held-out question's negated core fact naming a c
 and nothing of the question, as "A magnet does not attract copper" against "Which material
 conducts electricity?", kept where it passes the relevance gate) should veto nothing: at the
 best point it vetoes a choice for {other["vetoing"]:.1%} of {other["denials"]} questions
-({other["vetoing_without_guard"]:.1%} without the support guards). Not used to choose: no
-threshold of this judge tells these apart from the own denials (`mindstream train judge
-contradicts --trap-share` builds the data a judge that does is trained on).
+({other["vetoing_without_guard"]:.1%} without the support guards): no floor or margin of this
+judge tells these apart from the own denials. A fact about the question itself does: a veto
+needs the fact's cosine to the question alone (not its choices) at the on-topic floor. With the
+configured floor, margin and guard, best (most own denials ruled out less other topics'
+denials vetoing, within the same budgets):
+{_never(topic["on_topic"])} ({topic["denied_ruled_out"]:.1%} ruled out,
+{topic["other_topics_vetoed"]:.1%} of other topics' denials vetoing, {topic["wrong_per_fact"]:.3f}
+wrong per fact, right vetoed {topic["right_vetoed"]:.1%}). These denials share no word with the
+question by construction, so part of the gap is lexical; the contrast pairs
+(`eval teachme-contrast`) are the check on questions written apart.
+
+{table(TOPIC_HEADER, topics)}
 
 {table(GUARD_HEADER, per_guard)}
 

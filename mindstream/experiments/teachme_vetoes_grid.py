@@ -4,10 +4,10 @@ the choices of thresholds within budgets. Pure functions of the measured rows.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.teachme.config import VetoRule
-from agents.teachme.judging import mix_readings, ruled_out_by
+from agents.teachme.judging import about_the_question, mix_readings, ruled_out_by
 
 FLOORS = (0.05, 0.1, 0.2, 0.3, 0.5)
 MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3)
@@ -25,9 +25,16 @@ NO_GUARD: Guard = (None, None, 0.0)
 HELD_OUT = 500
 
 
-# (denied choice, right choice, contradiction fact first, entailment, contradiction claim
-# first, the fact's negation's entailment): denied is None for the core fact
-Row = tuple[int | None, int, list[float], list[float], list[float], list[float]]
+class Row(NamedTuple):
+    """One taught fact against one question's claims."""
+
+    denied: int | None  # the choice the fact denies; None for the core fact
+    right: int
+    contradiction: list[float]  # the judge, fact first
+    entailment: list[float]  # the verifier
+    claim_first: list[float]  # the judge, claim first
+    negation: list[float]  # the verifier, the fact's negation as premise
+    on_topic: float  # cosine of the fact and the question alone
 
 
 def vetoed(
@@ -36,7 +43,10 @@ def vetoed(
     margin: float,
     support: float,
     guard: Guard = NO_GUARD,
+    on_topic: float | None = None,
 ) -> list[int]:
+    if not about_the_question(row.on_topic, on_topic):
+        return []
     overruled_at, best_support, claim_first = guard
     rule = VetoRule(
         floor=floor,
@@ -78,12 +88,58 @@ def grid(rows: list[Row], support: float) -> list[dict[str, Any]]:
 
 
 def other_topic_vetoes(
-    rows: list[Row], point: dict[str, Any], support: float, guard: Guard | None = None
+    rows: list[Row],
+    point: dict[str, Any],
+    support: float,
+    guard: Guard | None = None,
+    on_topic: float | None = None,
 ) -> float:
     """The share of rows (facts that deny nothing here) with a veto at `point`."""
     chosen = guard_of(point) if guard is None else guard
-    hits = [bool(vetoed(r, point["floor"], point["margin"], support, chosen)) for r in rows]
+    floor, margin = point["floor"], point["margin"]
+    hits = [bool(vetoed(r, floor, margin, support, chosen, on_topic)) for r in rows]
     return sum(hits) / len(hits) if hits else 0.0
+
+
+# The cosine to the question alone a vetoing fact needs (`TeachMeConfig.veto_on_topic`);
+# None: none.
+ON_TOPIC: tuple[float | None, ...] = (None, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+
+def on_topic_grid(
+    rows: list[Row], traps: list[Row], point: dict[str, Any], support: float
+) -> list[dict[str, Any]]:
+    """At the chosen veto point, per on-topic floor: own denials ruled out, wrong vetoes per
+    fact, right choices vetoed, and other topics' denials (`traps`) vetoing."""
+    negated = [r for r in rows if r.denied is not None]
+    core = [r for r in rows if r.denied is None]
+    guard, floor, margin = guard_of(point), point["floor"], point["margin"]
+    out = []
+    for gate in ON_TOPIC:
+        picked = [(r, vetoed(r, floor, margin, support, guard, gate)) for r in rows]
+        out.append(
+            {
+                "on_topic": gate,
+                "denied_ruled_out": sum(r.denied in v for r, v in picked) / len(negated),
+                "wrong_per_fact": sum(sum(i != r.denied for i in v) for r, v in picked) / len(rows),
+                "right_vetoed": sum(r.right in v for r, v in picked if r.denied is None)
+                / len(core),
+                "other_topics_vetoed": other_topic_vetoes(traps, point, support, guard, gate),
+            }
+        )
+    return out
+
+
+def choose_on_topic(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """The floor that best tells a question's own denials from other topics' (most own denials
+    ruled out less other topics' vetoing, Youden's J), within the wrong-veto budgets (ties: the
+    grid's order, the looser floor)."""
+    within = [
+        p
+        for p in points
+        if p["wrong_per_fact"] <= WRONG_BUDGET + 1e-9 and p["right_vetoed"] <= RIGHT_BUDGET + 1e-9
+    ] or points
+    return max(within, key=lambda p: round(p["denied_ruled_out"] - p["other_topics_vetoed"], 9))
 
 
 def block_grid(rows: list[Row], support: float, guard: Guard = NO_GUARD) -> list[dict[str, Any]]:

@@ -283,6 +283,7 @@ def test_a_newer_fact_supporting_a_choice_overrules_an_older_facts_veto() -> Non
         return FactJudgement(
             fact=taught_fact(text, day),
             similarity=0.6,
+            on_topic=0.6,
             entailment=entailment,
             contradiction=contra,
             used=True,
@@ -319,6 +320,7 @@ def test_a_fact_never_proves_what_its_negation_supports_more() -> None:
     judged = FactJudgement(
         fact=taught_fact("Rubber does not conduct electricity."),
         similarity=0.7,
+        on_topic=0.7,
         entailment=[0.22, 0.15],
         contradiction=[0.02, 0.02],  # below the block floor: the judge sees no denial
         negation_entailment=[0.75, 0.3],
@@ -327,3 +329,28 @@ def test_a_fact_never_proves_what_its_negation_supports_more() -> None:
     assert not_premise_of(judged, TeachMeConfig(negation_margin=None)) == set()
     assert not_premise_of(judged, TeachMeConfig(negation_margin=0.2)) == {0}
     assert not_premise_of(judged, TeachMeConfig(negation_margin=0.1)) == {0, 1}
+
+
+def test_a_fact_about_another_topic_vetoes_nothing() -> None:
+    """The judge reads "Eagles do not eat fish" as denying "a fish" for a question about how a
+    strawberry gets planted; the fact is not about that question (cosine 0.05 to it alone), so
+    it rules nothing out. The same reading from a fact about the question does."""
+    from agents.teachme.config import TeachMeConfig
+    from agents.teachme.judging import FactJudgement, vetoes
+
+    def judged(on_topic: float) -> FactJudgement:
+        return FactJudgement(
+            fact=taught_fact("Eagles do not eat fish."),
+            similarity=0.4,
+            on_topic=on_topic,
+            entailment=[0.05, 0.02],
+            contradiction=[0.6, 0.1],
+            used=True,
+        )
+
+    config = TeachMeConfig(veto_on_topic=0.35)
+    assert vetoes([judged(0.05)], config) == []
+    assert [v.choice_index for v in vetoes([judged(0.5)], config)] == [0]
+    assert [v.choice_index for v in vetoes([judged(0.05)], TeachMeConfig(veto_on_topic=None))] == [
+        0
+    ]

@@ -62,29 +62,31 @@ def vetoed(
 def grid(rows: list[Row], support: float) -> list[dict[str, Any]]:
     """Every (guard, floor, margin): denied choices ruled out, wrong vetoes per fact, and how
     often a core fact vetoes the very choice it supports (the right one)."""
-    out = []
-    negated = [r for r in rows if r[0] is not None]
-    core = [r for r in rows if r[0] is None]
-    for guard in GUARDS:
-        for floor in FLOORS:
-            for margin in MARGINS:
-                picked = [(r, vetoed(r, floor, margin, support, guard)) for r in rows]
-                right = sum(r[0] in v for r, v in picked if r[0] is not None)
-                wrong = sum(sum(i != r[0] for i in v) for r, v in picked)
-                own = sum(r[1] in v for r, v in picked if r[0] is None)
-                out.append(
-                    {
-                        "floor": floor,
-                        "margin": margin,
-                        "overruled_at": guard[0],
-                        "best_support": guard[1],
-                        "claim_first": guard[2],
-                        "denied_ruled_out": right / len(negated),
-                        "wrong_per_fact": wrong / len(rows),
-                        "right_vetoed": own / len(core),
-                    }
-                )
-    return out
+    return [
+        {
+            "floor": floor,
+            "margin": margin,
+            "overruled_at": guard[0],
+            "best_support": guard[1],
+            "claim_first": guard[2],
+            **veto_shares([(r, vetoed(r, floor, margin, support, guard)) for r in rows]),
+        }
+        for guard in GUARDS
+        for floor in FLOORS
+        for margin in MARGINS
+    ]
+
+
+def veto_shares(picked: list[tuple[Row, list[int]]]) -> dict[str, float]:
+    """Of each row's vetoes: the share of negated facts that rule out what they deny, wrong
+    vetoes per fact, and the share of core facts that veto the right choice they support."""
+    negated = [v for r, v in picked if r.denied is not None]
+    core = [r.right in v for r, v in picked if r.denied is None]
+    return {
+        "denied_ruled_out": sum(r.denied in v for r, v in picked) / len(negated),
+        "wrong_per_fact": sum(sum(i != r.denied for i in v) for r, v in picked) / len(picked),
+        "right_vetoed": sum(core) / len(core),
+    }
 
 
 def other_topic_vetoes(
@@ -111,35 +113,33 @@ def on_topic_grid(
 ) -> list[dict[str, Any]]:
     """At the chosen veto point, per on-topic floor: own denials ruled out, wrong vetoes per
     fact, right choices vetoed, and other topics' denials (`traps`) vetoing."""
-    negated = [r for r in rows if r.denied is not None]
-    core = [r for r in rows if r.denied is None]
     guard, floor, margin = guard_of(point), point["floor"], point["margin"]
-    out = []
-    for gate in ON_TOPIC:
-        picked = [(r, vetoed(r, floor, margin, support, guard, gate)) for r in rows]
-        out.append(
-            {
-                "on_topic": gate,
-                "denied_ruled_out": sum(r.denied in v for r, v in picked) / len(negated),
-                "wrong_per_fact": sum(sum(i != r.denied for i in v) for r, v in picked) / len(rows),
-                "right_vetoed": sum(r.right in v for r, v in picked if r.denied is None)
-                / len(core),
-                "other_topics_vetoed": other_topic_vetoes(traps, point, support, guard, gate),
-            }
-        )
-    return out
+    return [
+        {
+            "on_topic": gate,
+            **veto_shares([(r, vetoed(r, floor, margin, support, guard, gate)) for r in rows]),
+            "other_topics_vetoed": other_topic_vetoes(traps, point, support, guard, gate),
+        }
+        for gate in ON_TOPIC
+    ]
 
 
 def choose_on_topic(points: list[dict[str, Any]]) -> dict[str, Any]:
     """The floor that best tells a question's own denials from other topics' (most own denials
     ruled out less other topics' vetoing, Youden's J), within the wrong-veto budgets (ties: the
     grid's order, the looser floor)."""
-    within = [
+    within = within_veto_budgets(points) or points
+    return max(within, key=lambda p: round(p["denied_ruled_out"] - p["other_topics_vetoed"], 9))
+
+
+def within_veto_budgets(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The points with at most `WRONG_BUDGET` wrong vetoes per fact and a core fact vetoing
+    its right choice for at most `RIGHT_BUDGET` of questions."""
+    return [
         p
         for p in points
         if p["wrong_per_fact"] <= WRONG_BUDGET + 1e-9 and p["right_vetoed"] <= RIGHT_BUDGET + 1e-9
-    ] or points
-    return max(within, key=lambda p: round(p["denied_ruled_out"] - p["other_topics_vetoed"], 9))
+    ]
 
 
 def block_grid(rows: list[Row], support: float, guard: Guard = NO_GUARD) -> list[dict[str, Any]]:
@@ -197,11 +197,7 @@ def choose(points: list[dict[str, Any]]) -> dict[str, Any]:
     surface", tests/real), and these rows hold only negated core facts, where that guard can
     only cost. The unguarded points stay in the grid to show the cost."""
     guarded = [p for p in points if p["best_support"] is not None] or points
-    within = [
-        p
-        for p in guarded
-        if p["wrong_per_fact"] <= WRONG_BUDGET + 1e-9 and p["right_vetoed"] <= RIGHT_BUDGET + 1e-9
-    ] or guarded
+    within = within_veto_budgets(guarded) or guarded
 
     def rank(p: dict[str, Any]) -> tuple[float, ...]:
         return (

@@ -1,37 +1,16 @@
-"""The engine: every tick, every agent plans, moves, perceives, reacts and talks. In-process,
-the model calls of all agents in a step go out as one batch (`Minds`); over a served model
-each agent plans on its own thread, so the server is never idle waiting for a phase."""
+"""The engine schedules a town: sim time, the world's objects, the scenario's and the user's
+events, the run log and checkpoint. What agents do in a tick is their own loop
+(`agents.generative.loop`: plan, move, perceive, react, talk, reflect), batched over agents."""
 
 from __future__ import annotations
 
 import random
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from agents.generative import (
-    GenerativeAgent,
-    Minds,
-    Sight,
-    choose_places,
-    converse,
-    decide_reactions,
-    decompose,
-    plan_days,
-    react_to_objects,
-    refresh_summaries,
-)
-from agents.generative.events import (
-    Event,
-    InnerVoice,
-    ObjectChange,
-    ReactDecision,
-    Reflected,
-    Talked,
-    Tick,
-    Whereabouts,
-)
+from agents.generative import AgentLoop, GenerativeAgent, Minds, Scene, town_day
+from agents.generative.events import Event, InnerVoice, ObjectChange, Tick, Whereabouts
 from memory import MemoryStream, NewMemory
 from reflection import ReflectionConfig, Reflector
 from sim.checkpoint import Checkpoint, RunFolder
@@ -74,7 +53,9 @@ class Engine:
         self.pending: list[EventSpec] = sorted(scenario.events, key=lambda e: e.at)
         self.rng = random.Random(self.config.seed)
         self.log_size = 0
-        self._fresh: dict[str, list[Sight]] = {}  # what each agent newly saw this tick
+        self.loop = AgentLoop(
+            town_day(self.reflector if self.config.reflect else None), stream.add_many
+        )
 
     # ---- user input --------------------------------------------------------------------
     def inject(self, place: str, state: str, at: datetime | None = None) -> None:
@@ -105,46 +86,14 @@ class Engine:
         if self.tick == 1:
             self._seed()
         moment = self.clock.now()
-        agents = list(self.agents.values())
         events = self._apply_due(moment)
-        memories, prepared = self._prepare(agents, moment)
-        events += prepared
-        self._follow_plans(moment)
-        memories += self._perceive(agents, moment)
-        self.stream.add_many(memories)
-        events += self._react(agents, moment)
-        events += self._reflect(agents)
+        events += self.loop.step(self._scene(moment))
         events.append(self._whereabouts(moment))
         self.clock.tick()
         self.wall_seconds += time.perf_counter() - started
         self.model_seconds += self.minds.clock.seconds() - busy
         self._commit(events)
         return events
-
-    def _prepare(
-        self, agents: list[GenerativeAgent], moment: datetime
-    ) -> tuple[list[NewMemory], list[Event]]:
-        """Summaries, day plans, decomposition and places. An agent's steps depend only on its
-        own earlier ones: over a served model each agent runs them on its own thread, so the
-        server gets every agent's next request as soon as it is ready (no phase waits for the
-        slowest agent); in-process, each phase is one batch over all agents."""
-        groups = [[a] for a in agents] if self.minds.concurrent else [agents]
-        if len(groups) == 1:
-            results = [self._prepare_group(groups[0], moment)]
-        else:
-            with ThreadPoolExecutor(len(groups), thread_name_prefix="mindstream-agent") as pool:
-                results = list(pool.map(lambda g: self._prepare_group(g, moment), groups))
-        return [m for r in results for m in r[0]], [e for r in results for e in r[1]]
-
-    def _prepare_group(
-        self, agents: list[GenerativeAgent], moment: datetime
-    ) -> tuple[list[NewMemory], list[Event]]:
-        refresh_summaries(agents, self.minds, moment)
-        planners = [a for a in agents if a.config.cognition.plans]
-        memories, events = plan_days(planners, self.minds, moment, self.tick)
-        events += decompose(planners, self.minds, moment)
-        events += choose_places(agents, self.world, self.minds, moment)
-        return memories, events
 
     def _seed(self) -> None:
         moment = self.clock.now()
@@ -168,109 +117,16 @@ class Engine:
         self.stream.add_many(whispers)
         return events
 
-    def _follow_plans(self, moment: datetime) -> None:
-        for agent in self.agents.values():
-            step = agent.doing(moment)
-            if step is not None and step.place is not None and agent.available(moment):
-                agent.location = step.place
-
-    def _sights(self, agent: GenerativeAgent, moment: datetime) -> list[Sight]:
-        area = self.world.area_of(agent.location)
-        sights = [
-            Sight(
-                text=f"{o.name} is {o.status(moment)}",
-                subject=o.name,
-                is_agent=True,
-                place=o.location,
-            )
-            for o in self.agents.values()
-            if o is not agent and self.world.area_of(o.location) == area
-        ]
-        sights += [
-            Sight(
-                text=f"{path} is {state}",
-                subject=path,
-                is_agent=False,
-                place=self.world.room_path(path),
-            )
-            for path, state in self.world.visible(agent.location)
-        ]
-        return sights
-
-    def _perceive(self, agents: list[GenerativeAgent], moment: datetime) -> list[NewMemory]:
-        self._fresh = {}
-        memories: list[NewMemory] = []
-        for agent in agents:
-            sights = self._sights(agent, moment)
-            # An object's new state supersedes what the agent saw of it before.
-            subjects = {s.text: s.subject for s in sights if not s.is_agent}
-            new = agent.observe([s.text for s in sights], moment, self.tick, subjects)
-            texts = {m.text for m in new}
-            self._fresh[agent.name] = [s for s in sights if s.text in texts]
-            memories += new
-        return memories
-
-    def _react(self, agents: list[GenerativeAgent], moment: datetime) -> list[Event]:
-        candidates = [
-            (a, sight)
-            for a in agents
-            if a.available(moment) and (sight := self._salient(a, moment))
-        ]
-        if not candidates:
-            return []
-        decided = decide_reactions(candidates, self.minds, moment)
-        events: list[Event] = [
-            ReactDecision(
-                agent=d.agent.name,
-                to=d.sight.text,
-                p_yes=round(d.p, 3),
-                baseline=None if d.baseline is None else round(d.baseline, 3),
-            )
-            for d in decided
-        ]
-        chosen = [(d.agent, d.sight) for d in decided if d.reacts()]
-        self.rng.shuffle(chosen)
-        pairs: list[tuple[GenerativeAgent, GenerativeAgent]] = []
-        talking: set[str] = set()
-        for agent, sight in chosen:
-            if sight.is_agent and not talking & {agent.name, sight.subject}:
-                talking |= {agent.name, sight.subject}
-                pairs.append((agent, self.agents[sight.subject]))
-        memories, talks = converse(pairs, self.minds, moment, self.tick, self.clock.step)
-        objects = [(a, s) for a, s in chosen if not s.is_agent]
-        reacted, reactions = react_to_objects(objects, self.minds, moment, self.tick)
-        self.stream.add_many(memories + reacted)
-        events += [Talked(**t.model_dump()) for t in talks]
-        return events + reactions
-
-    def _salient(self, agent: GenerativeAgent, moment: datetime) -> Sight | None:
-        """The one new thing an agent may react to: a free person not talked to lately, or a
-        changed object."""
-        cooldown = timedelta(minutes=agent.config.chat_cooldown_minutes)
-        for sight in self._fresh.get(agent.name, []):
-            if sight.is_agent:
-                other = self.agents[sight.subject]
-                last = agent.chatted.get(other.name)
-                if other.available(moment) and (last is None or moment - last >= cooldown):
-                    return sight
-            else:
-                return sight
-        return None
-
-    def _reflect(self, agents: list[GenerativeAgent]) -> list[Event]:
-        if not self.config.reflect:
-            return []
-        events: list[Event] = []
-        for agent in (a for a in agents if a.config.cognition.reflects):
-            result = self.reflector.reflect(agent.name)
-            if result.questions:
-                # When an agent reflects, insights whose evidence a newer observation
-                # superseded (the stove is off now) are re-derived too.
-                result.insights += self.reflector.rederive(agent.name).insights
-            if result.insights:
-                insights = [i.record.text for i in result.insights]
-                events.append(Reflected(agent=agent.name, insights=insights))
-        return events
+    def _scene(self, moment: datetime) -> Scene:
+        return Scene(
+            moment=moment,
+            tick=self.tick,
+            step=self.clock.step,
+            agents=self.agents,
+            world=self.world,
+            minds=self.minds,
+            rng=self.rng,
+        )
 
     def _whereabouts(self, moment: datetime) -> Tick:
         return Tick(

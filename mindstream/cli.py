@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
+from importlib.metadata import entry_points
 
 import typer
 
 from mindstream import (
-    cli_eval,
     cli_lm,
     cli_memory,
     cli_model,
@@ -15,7 +15,6 @@ from mindstream import (
     cli_serve,
     cli_sim,
     cli_teach,
-    cli_train,
 )
 from mindstream.cli_support import clean_errors, configured, offline_environment
 from mindstream.compose import Parts
@@ -28,10 +27,8 @@ app = typer.Typer(
 )
 app.add_typer(cli_lm.app, name="lm")
 app.add_typer(cli_memory.app, name="memory")
-app.add_typer(cli_eval.app, name="eval")
 app.add_typer(cli_sim.app, name="sim")
 app.add_typer(cli_model.app, name="model")
-app.add_typer(cli_train.app, name="train")
 app.add_typer(cli_serve.users_app, name="users")
 app.command()(cli_serve.serve)
 app.command()(cli_serve.mcp)
@@ -39,6 +36,10 @@ app.command()(cli_reflection.reflect)
 app.command()(cli_reflection.refine)
 app.command()(cli_teach.ask)
 app.command()(cli_teach.teach)
+# Command groups of packages above this one (the lab's `eval` and `train`), found by entry point
+# so that imports keep flowing downward.
+for command_group in entry_points(group="mindstream.commands"):
+    app.add_typer(command_group.load(), name=command_group.name)
 
 
 @app.command()

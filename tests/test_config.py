@@ -76,7 +76,7 @@ def test_a_bad_value_names_its_source_and_field(config_file: Path, tmp_path: Pat
 def test_the_sim_the_reflector_and_an_experiment_get_what_one_file_says(
     config_file: Path, tmp_path: Path
 ) -> None:
-    from mindstream.experiments.teachme import Lab
+    from lab.experiments.teachme import Lab
 
     parts = Parts.load(config_file)
     parts.__dict__["embedder"] = HashEmbeddings()  # the one real part a unit test swaps out

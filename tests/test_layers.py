@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).parent.parent
-LAYERS = ["lm", "memory", "reflection", "agents", "sim", "mindstream"]
+LAYERS = ["lm", "memory", "reflection", "agents", "sim", "mindstream", "lab"]
 
 
 @pytest.mark.parametrize("package", LAYERS)

@@ -19,13 +19,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from agents.generative import Minds
+from lab.believability.judge import grounded, invented_names, vocabulary
+from lab.believability.ratings import bootstrap, ranking, significance, trueskill
+from lab.experiments.believability import run
 from lm.fakes import FakeScorer, HashEmbeddings
 from memory import MemoryKind, new_memory
 from mindstream.compose import Parts
 from mindstream.config import MindstreamConfig
-from mindstream.experiments.believability import run
-from sim.judge import grounded, invented_names, vocabulary
-from sim.ratings import bootstrap, ranking, significance, trueskill
 from sim.runner import RunParts, start_run
 from tests.sim.conftest import scenario
 
@@ -219,8 +219,8 @@ def test_a_condition_is_a_few_lines_of_configuration(tmp_path: Path) -> None:
 
 def test_interviews_leave_last_access_alone(tmp_path: Path) -> None:
     """Recall under one condition must not change what the next condition recalls."""
+    from lab.believability.interviews import answer_under, questions_for
     from sim.config import BelievabilityConfig
-    from sim.interviews import answer_under, questions_for
     from sim.runner import resume_run
 
     engine, _ = resume_run(_town(tmp_path / "town"), ScriptedParts(FactJudge()).run_parts())
@@ -230,3 +230,16 @@ def test_interviews_leave_last_access_alone(tmp_path: Path) -> None:
     answers = answer_under(full, engine.agents, questions, engine.minds, engine.clock.now())
     assert any("insight" in a for a in answers)  # memories were recalled
     assert {r.id: r.last_accessed_at for r in engine.stream.records()} == before
+
+
+def test_a_missing_lab_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from lab.believability import require_statistics
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "trueskill" else real(name)
+    )
+    with pytest.raises(ValueError, match=r"trueskill not installed: .*mindstream\[lab\]"):
+        require_statistics()

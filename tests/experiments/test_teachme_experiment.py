@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from agents.teachme import TeachMeConfig
+from lab.experiments.teachme import Lab, run
 from lm.fakes import FakeScorer, HashEmbeddings
-from mindstream.experiments.teachme import Lab, run
 
 # (stem, wrong choice, right choice, core fact). The scorer favours a choice whose word is in
 # the context, so only a proof citing the right fact gets the answer right; ties go to (A).

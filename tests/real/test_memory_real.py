@@ -103,9 +103,9 @@ def test_int8_search_equals_float32_on_real_embeddings(
     query after query with touches in between."""
     import numpy as np
 
+    from lab.experiments.openbookqa import load_book, load_split
     from memory.index import OwnerIndex
     from memory.kernels import seven_bit_kernels
-    from mindstream.experiments.openbookqa import load_book, load_split
 
     monkeypatch.setenv("MINDSTREAM_KERNELS", "0" if scan == "simsimd" else "1")
     if scan == "seven":

@@ -23,7 +23,7 @@ LEEDS = "I live in a small flat in Leeds."
 YORK = "We finally signed the lease on the house in York, the boxes went over on Saturday."
 
 # The issue's own sentences. The York one is also one of the judge's training templates
-# (mindstream/training/data/judge_slots.yaml): passing here shows the adapter fits what it was
+# (lab/training/data/judge_slots.yaml): passing here shows the adapter fits what it was
 # taught; how it does on wordings it never saw is `mindstream eval changed-facts`.
 
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from rich.progress import Progress
 
+from lab.experiments.long_memory import Question, Sample, load
+from lab.experiments.report import table, write_section
 from lm import complete_batch
 from memory import (
     InMemoryStore,
@@ -23,8 +25,6 @@ from memory import (
     StreamConfig,
 )
 from memory import new_memory as make_memory
-from mindstream.experiments.long_memory import Question, Sample, load
-from mindstream.experiments.report import table, write_section
 
 if TYPE_CHECKING:
     from agents.assistant.config import AssistantConfig

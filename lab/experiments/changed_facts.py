@@ -24,11 +24,11 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 from rich.progress import track
 
+from lab.experiments.changed_facts_data import GENERATED, HAND, Item, load_templates
+from lab.experiments.openbookqa import DataError
+from lab.experiments.report import table, write_section
 from memory import InMemoryStore, ManualClock, MemoryStatus, MemoryStream, StreamConfig, new_memory
 from memory.records import ChangePolicy
-from mindstream.experiments.changed_facts_data import GENERATED, HAND, Item, load_templates
-from mindstream.experiments.openbookqa import DataError
-from mindstream.experiments.report import table, write_section
 
 if TYPE_CHECKING:
     from lm.judge import RelationJudge

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mindstream.experiments.report import table, write_section
+from lab.experiments.report import table, write_section
 
 PAPER = {  # Park et al. 2023, figure 8: TrueSkill μ (σ) of the five conditions
     "full": "29.89 (0.72)",

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from lab.experiments.openbookqa import DEFAULT_DATA
+from lab.experiments.report import SECTIONS as DEFAULT_SECTIONS
 from mindstream.cli_support import clean_errors, configured, console
-from mindstream.experiments.openbookqa import DEFAULT_DATA
-from mindstream.experiments.report import SECTIONS as DEFAULT_SECTIONS
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
@@ -38,7 +38,7 @@ def refeed_retrieval(
     ] = Path("runs/refeed"),
 ) -> None:
     """ReFeed retrieval feedback on OpenBookQA: recall@1/5/10 of the gold fact."""
-    from mindstream.experiments.refeed_retrieval import run
+    from lab.experiments.refeed_retrieval import run
 
     result = run(data, split, limit, samples, work, parts)
     console.print(result["recall"])
@@ -54,7 +54,7 @@ def self_refine(
     seed: Annotated[int, typer.Option(help="Seed for drawing the concept sets.")] = 0,
 ) -> None:
     """Self-Refine on one-sentence constrained generation: concept coverage at y0..y3."""
-    from mindstream.experiments.self_refine_concepts import run
+    from lab.experiments.self_refine_concepts import run
 
     result = run(data, items, seed, parts=parts)
     console.print(result["results"])
@@ -65,7 +65,7 @@ def self_refine(
 @configured
 def reflection(parts: Parts) -> None:
     """Reflection on a scripted week of 63 observations: questions, insights, evidence."""
-    from mindstream.experiments.reflection_week import run
+    from lab.experiments.reflection_week import run
 
     result = run(parts=parts)
     console.print(result["insights"])
@@ -109,7 +109,7 @@ def teachme_retrieval(
     docs: DocsOption = False,
 ) -> None:
     """TeachMe Table A1: recall of the gold fact by how memory is indexed (F, Q, Q+F, ...)."""
-    from mindstream.experiments.teachme_retrieval import run
+    from lab.experiments.teachme_retrieval import run
 
     destination = _destination(out, docs, "teachme-retrieval")
     console.print(run(data, train, limit, parts, destination)["recall_percent"])
@@ -142,7 +142,7 @@ def teachme(
     ] = True,
 ) -> None:
     """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
-    from mindstream.experiments.teachme import Lab, run
+    from lab.experiments.teachme import Lab, run
 
     lab = Lab.of(parts)
     result = run(
@@ -179,8 +179,8 @@ def teachme_scoring(
     docs: DocsOption = False,
 ) -> None:
     """Can the model use a fact? The gold-fact oracle, answer rules and the premise gate grid."""
-    from mindstream.experiments.teachme import Lab
-    from mindstream.experiments.teachme_scoring import run
+    from lab.experiments.teachme import Lab
+    from lab.experiments.teachme_scoring import run
 
     result = run(
         data,
@@ -209,8 +209,8 @@ def teachme_contrast(
     docs: DocsOption = False,
 ) -> None:
     """Taught negations: with "X does not Y" taught, is Y avoided? (nothing / own / all taught)"""
-    from mindstream.experiments.teachme import Lab
-    from mindstream.experiments.teachme_contrast import run
+    from lab.experiments.teachme import Lab
+    from lab.experiments.teachme_contrast import run
 
     result = run(Lab.of(parts), _destination(out, docs, "teachme-contrast"), data)
     console.print(result["away_from_y"])
@@ -229,7 +229,7 @@ def teachme_vetoes(
     """Where TeachMe's veto and premise-block thresholds come from: on train questions neither
     adapter saw, how often a taught negated fact rules out (or is kept from proving) the choice
     it denies, and how often another one, for each floor and margin of the rule."""
-    from mindstream.experiments.teachme_vetoes import run
+    from lab.experiments.teachme_vetoes import run
 
     command = f"mindstream eval teachme-vetoes --train {train} --limit {limit}"
     result = run(parts, train, _destination(out, docs, "teachme-vetoes"), limit, command)
@@ -283,7 +283,7 @@ def long_memory(
 ) -> None:
     """Evidence recall@5/10/25 on long conversations: relevance only, the Park default and the
     assistant's policy; changed facts; ingestion and query speed."""
-    from mindstream.experiments.long_memory_eval import run
+    from lab.experiments.long_memory_eval import run
 
     if importance is not None and not 1 <= importance <= 10:
         raise ValueError(f"--importance must be between 1 and 10 (got {importance:g})")
@@ -305,7 +305,7 @@ def changed_facts(
         list[Path] | None,
         typer.Option(
             help="Items (jsonl: id, kind changed|compatible, type, earlier, later, question; "
-            "see mindstream/experiments/changed_facts_data.py). Repeatable. Default: the "
+            "see lab/experiments/changed_facts_data.py). Repeatable. Default: the "
             "packaged templated and hand-written sets."
         ),
     ] = None,
@@ -315,7 +315,7 @@ def changed_facts(
     """Is what is true now retrieved first? Current-statement-first rate on changed facts,
     false-supersede rate on compatible pairs (assistant policy without and with the relation
     judge), and the judge's calibration (table, JSON, PNG)."""
-    from mindstream.experiments.changed_facts import DEFAULT_DATA, run
+    from lab.experiments.changed_facts import DEFAULT_DATA, run
 
     files = data or DEFAULT_DATA
     destination = _destination(out, docs, "changed-facts")
@@ -354,7 +354,7 @@ def believability(
 ) -> None:
     """Interview RUN_DIR's agents under the ablation conditions (believability.conditions),
     judge every pair of answers in both orders, rate the conditions with TrueSkill."""
-    from mindstream.experiments.believability import run
+    from lab.experiments.believability import run
 
     if not (run_dir / "checkpoint.json").is_file():
         raise FileNotFoundError(f"{run_dir}: not a run folder (no checkpoint.json)")
@@ -373,6 +373,6 @@ def believability(
 @clean_errors
 def report() -> None:
     """Rebuild docs/results.md from the sections in docs/results/."""
-    from mindstream.experiments.report import build_report
+    from lab.experiments.report import build_report
 
     console.print(f"written: {build_report()}")

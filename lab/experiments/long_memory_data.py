@@ -5,7 +5,7 @@ Maya and Leo talk in 24 sessions from January to May 2024. Facts are said once a
 about later; some change (Maya moves, changes jobs, cars, sport, book; a wedding is moved),
 and their questions carry `outdated`: the turns that stated the old fact. Distractors mention
 the same topics without the fact; filler is everyday chat. Written by hand for mindstream's
-tests and docs; deterministic (`python -m mindstream.experiments.long_memory_data OUT`).
+tests and docs; deterministic (`python -m lab.experiments.long_memory_data OUT`).
 """
 
 from __future__ import annotations

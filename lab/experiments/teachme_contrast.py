@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 from rich.progress import track
 
-from mindstream.experiments.openbookqa import DataError
-from mindstream.experiments.report import table, write_section
-from mindstream.experiments.teachme import Lab
+from lab.experiments.openbookqa import DataError
+from lab.experiments.report import table, write_section
+from lab.experiments.teachme import Lab
 
 PAIRS = Path(__file__).parent / "data" / "contrast_pairs.jsonl"
 

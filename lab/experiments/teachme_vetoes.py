@@ -24,9 +24,9 @@ from rich.progress import track
 
 from agents.teachme.judging import both_readings, gate_similarities
 from agents.teachme.language import negate, rule_hypothesis
-from mindstream.experiments.openbookqa import Question, load_questions
-from mindstream.experiments.report import table, write_section
-from mindstream.experiments.teachme_vetoes_grid import (
+from lab.experiments.openbookqa import Question, load_questions
+from lab.experiments.report import table, write_section
+from lab.experiments.teachme_vetoes_grid import (
     BLOCK_BUDGET,
     GUARDS,
     HELD_OUT,
@@ -45,7 +45,7 @@ from mindstream.experiments.teachme_vetoes_grid import (
     on_topic_grid,
     other_topic_vetoes,
 )
-from mindstream.training.judge_data import WordTraps
+from lab.training.judge_data import WordTraps
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts

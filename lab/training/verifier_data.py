@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from agents.teachme.language import negate, rule_hypothesis
-from mindstream.experiments.openbookqa import DataError, Question
+from lab.experiments.openbookqa import DataError, Question
 
 _FIELD = re.compile(r"\$(\w+)\$ = (.*?)(?= ; \$\w+\$ = |$)")
 _SENT = re.compile(r"(sent\d+): (.*?)(?= sent\d+: |$)")

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from mindstream.experiments.openbookqa import DataError, Question, load_questions
-from mindstream.training.adapter import (
+from lab.experiments.openbookqa import DataError, Question, load_questions
+from lab.training.adapter import (
     AdapterTraining,
     CurvePoint,
     Hooks,
@@ -26,7 +26,7 @@ from mindstream.training.adapter import (
     train_adapter,
     yes_probabilities,
 )
-from mindstream.training.judge_data import (
+from lab.training.judge_data import (
     TRAP_SOURCE,
     Catalogue,
     contradiction_examples,
@@ -34,7 +34,7 @@ from mindstream.training.judge_data import (
     replacement_pairs,
     trap_examples,
 )
-from mindstream.training.react_data import reaction_examples
+from lab.training.react_data import reaction_examples
 
 if TYPE_CHECKING:
     import torch

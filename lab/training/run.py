@@ -17,11 +17,11 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import Progress
 
+from lab.experiments.openbookqa import DataError, load_questions
+from lab.experiments.report import table
+from lab.training.adapter import CurvePoint, Hooks, peak_memory_mb, plot_curve, write_report
 from lm.config import LocalModelConfig
 from lm.loading import cached_smollm2_dir
-from mindstream.experiments.openbookqa import DataError, load_questions
-from mindstream.experiments.report import table
-from mindstream.training.adapter import CurvePoint, Hooks, peak_memory_mb, plot_curve, write_report
 
 if TYPE_CHECKING:
     import torch
@@ -116,8 +116,8 @@ def run_training(
     negated_share: float = 0.25,
 ) -> BaseModel:
     """The verifier job (`mindstream train verifier`)."""
-    from mindstream.training.verifier import TrainingReport, VerifierTraining, train_verifier
-    from mindstream.training.verifier_data import entailmentbank_examples, openbookqa_examples
+    from lab.training.verifier import TrainingReport, VerifierTraining, train_verifier
+    from lab.training.verifier_data import entailmentbank_examples, openbookqa_examples
 
     check_out(out, overwrite)
     settings = VerifierTraining(
@@ -175,7 +175,7 @@ def run_judge_training(
     overwrite: bool = False,
 ) -> BaseModel:
     """One question of the relation judge (`mindstream train judge TASK`)."""
-    from mindstream.training.judge import (
+    from lab.training.judge import (
         JudgeReport,
         JudgeTraining,
         build_examples,
@@ -183,7 +183,7 @@ def run_judge_training(
         measure,
         train_judge,
     )
-    from mindstream.training.judge_data import load_catalogue
+    from lab.training.judge_data import load_catalogue
 
     assert isinstance(settings, JudgeTraining)
     check_out(out, overwrite)

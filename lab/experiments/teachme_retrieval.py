@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
-from memory import InMemoryStore, MemoryStream, RetrievalWeights, new_memory
-from mindstream.experiments.openbookqa import (
+from lab.experiments.openbookqa import (
     DEFAULT_DATA,
     Question,
     load_questions,
     normalise_fact,
 )
-from mindstream.experiments.report import SECTIONS, table, write_section
+from lab.experiments.report import SECTIONS, table, write_section
+from memory import InMemoryStore, MemoryStream, RetrievalWeights, new_memory
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lab.experiments.report import table, write_section
 from memory import InMemoryStore, ManualClock, new_memory
-from mindstream.experiments.report import table, write_section
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts

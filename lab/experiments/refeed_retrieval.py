@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
-from lm import DEFAULT_MODEL_SPEC
-from memory import InMemoryStore, MemoryStream, new_memory
-from mindstream.experiments.openbookqa import (
+from lab.experiments.openbookqa import (
     DEFAULT_DATA,
     Question,
     load_book,
     load_split,
     normalise_fact,
 )
-from mindstream.experiments.report import table, write_section
+from lab.experiments.report import table, write_section
+from lm import DEFAULT_MODEL_SPEC
+from memory import InMemoryStore, MemoryStream, new_memory
 from reflection.refeed import fuse, stream_retriever
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The changed-facts evaluation set: items from `data/changed_facts_templates.yaml` (written
 apart from the judge's training catalogue) plus the hand-written `changed_facts_hand.jsonl`.
 
-    python -m mindstream.experiments.changed_facts_data   # rewrites data/changed_facts.jsonl
+    python -m lab.experiments.changed_facts_data   # rewrites data/changed_facts.jsonl
 
 Format (one JSON object per line; `mindstream eval changed-facts --data FILE` reads any file
 of it): `id`; `kind` "changed" (the later statement replaces the earlier) or "compatible" (it

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
-from mindstream.experiments.believability_report import write
-from sim.interviews import Question, answer_under, questions_for
-from sim.judge import grounded, invented_names, preferences, vocabulary
-from sim.ratings import bootstrap, ranking, significance, trueskill
+from lab.believability import require_statistics
+from lab.believability.interviews import Question, answer_under, questions_for
+from lab.believability.judge import grounded, invented_names, preferences, vocabulary
+from lab.believability.ratings import bootstrap, ranking, significance, trueskill
+from lab.experiments.believability_report import write
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
@@ -50,6 +51,8 @@ class State:
 
 def run(run_dir: Path, out: Path, parts: Parts, judge: Parts) -> dict[str, Any]:
     from sim.runner import resume_run, saved_config
+
+    require_statistics()
 
     config = parts.config.believability
     conditions = config.chosen()

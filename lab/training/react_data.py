@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import random
 
+from lab.training.adapter import Labelled
 from lm.judge import reacts_prompt
-from mindstream.training.adapter import Labelled
 
 NAMES = (
     "Ana Ruiz", "Ben Okafor", "Chen Wei", "Dara Kelly", "Eli Novak", "Fatima Zahra", "Gus Berg",

@@ -70,7 +70,7 @@ def verifier(
     The held-out curve is the gold-fact oracle on the last 500 OpenBookQA train questions,
     which training never sees; TeachMe's thresholds are measured there too.
     """
-    from mindstream.training.run import run_training
+    from lab.training.run import run_training
 
     run_training(
         openbookqa,
@@ -140,9 +140,9 @@ def judge(
     The shipped adapters are in lm/adapters/judge/ (one folder per task); each curve is
     measured on slots, questions, or objects and states its training never sees.
     """
-    from mindstream.training.judge import JudgeTraining
-    from mindstream.training.judge_data import CATALOGUE
-    from mindstream.training.run import run_judge_training
+    from lab.training.judge import JudgeTraining
+    from lab.training.judge_data import CATALOGUE
+    from lab.training.run import run_judge_training
 
     if task not in ("replaces", "contradicts", "reacts"):
         raise ValueError(f"task: expected replaces, contradicts or reacts, got {task!r}")

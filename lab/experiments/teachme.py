@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import Progress
 
 from agents.teachme import TeachableReasoner, TeachMeConfig
+from lab.experiments.openbookqa import DEFAULT_DATA, Question, load_questions
+from lab.experiments.report import SECTIONS, table, write_section
 from lm import DEFAULT_MODEL_SPEC, MemoScorer, Scorer
 from lm.judge import RelationJudge
 from lm.verifier import MemoVerifier, Verifier
 from memory import InMemoryStore, MemoryStream, new_memory
 from memory.embedder import Embedder
-from mindstream.experiments.openbookqa import DEFAULT_DATA, Question, load_questions
-from mindstream.experiments.report import SECTIONS, table, write_section
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts

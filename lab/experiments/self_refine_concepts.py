@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
-from mindstream.experiments.openbookqa import DEFAULT_DATA, load_book
-from mindstream.experiments.report import table, write_section
+from lab.experiments.openbookqa import DEFAULT_DATA, load_book
+from lab.experiments.report import table, write_section
 from reflection.self_refine import Feedback, RefineHistory, stop_when_satisfied
 
 if TYPE_CHECKING:

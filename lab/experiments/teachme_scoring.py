@@ -22,9 +22,9 @@ from agents.teachme import TeachMeConfig
 from agents.teachme.judging import judge_facts
 from agents.teachme.language import rule_hypothesis
 from agents.teachme.reasoner import Premise, context_for
-from mindstream.experiments.openbookqa import Question, load_book, load_questions
-from mindstream.experiments.report import table, write_section
-from mindstream.experiments.teachme import Lab
+from lab.experiments.openbookqa import Question, load_book, load_questions
+from lab.experiments.report import table, write_section
+from lab.experiments.teachme import Lab
 
 SIMILARITIES = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 ENTAILMENTS = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95)

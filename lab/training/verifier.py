@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from agents.teachme.language import rule_hypothesis
-from lm.verifier import verify_prompt
-from mindstream.experiments.openbookqa import Question
-from mindstream.training.adapter import (
+from lab.experiments.openbookqa import Question
+from lab.training.adapter import (
     AdapterTraining,
     CurvePoint,
     Hooks,
@@ -24,7 +23,8 @@ from mindstream.training.adapter import (
     train_adapter,
     yes_probabilities,
 )
-from mindstream.training.verifier_data import Example
+from lab.training.verifier_data import Example
+from lm.verifier import verify_prompt
 
 if TYPE_CHECKING:
     import torch

@@ -27,10 +27,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.teachme.language import negate, rule_hypothesis
+from lab.experiments.openbookqa import DataError, Question
+from lab.training.adapter import Labelled
+from lab.training.verifier_data import entailmentbank_examples
 from lm.judge import contradicts_prompt, replaces_prompt
-from mindstream.experiments.openbookqa import DataError, Question
-from mindstream.training.adapter import Labelled
-from mindstream.training.verifier_data import entailmentbank_examples
 
 CATALOGUE = Path(__file__).parent / "data" / "judge_slots.yaml"
 FILLERS = ("Quick update: ", "Oh, and ", "Anyway, ", "btw ", "So, ", "News: ", "Guess what? ")

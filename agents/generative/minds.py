@@ -79,10 +79,15 @@ class Minds:
             )
 
     def generate(
-        self, prompts: Sequence[str | tuple[str, str]], component: str, max_tokens: int
+        self,
+        prompts: Sequence[str | tuple[str, str]],
+        component: str,
+        max_tokens: int,
+        **sampling: Any,
     ) -> list[str]:
         """One reply per prompt, cut at the first blank line. A (request, prefill) pair makes
-        the reply continue the prefill (returned without it)."""
+        the reply continue the prefill (returned without it). `sampling` (temperature, seed)
+        overrides the model's own settings, which are greedy by default."""
         if not prompts:
             return []
         messages = [_messages(p) for p in prompts]
@@ -98,7 +103,9 @@ class Minds:
             replies = [
                 str(r.content).strip()
                 for chunk in self._chunks(messages)
-                for r in model.batch(chunk, config=config, max_tokens=max_tokens, stop=[BREAK])
+                for r in model.batch(
+                    chunk, config=config, max_tokens=max_tokens, stop=[BREAK], **sampling
+                )
             ]
         return [reply.split(BREAK)[0].strip() for reply in replies]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,10 +22,12 @@ from agents.generative.prompts import (
     REACTION_PREFILL,
     SPEAKER_PREFILL,
 )
-from agents.generative.text import activity, has_words, sentences
+from agents.generative.text import activity, clauses, first_line, has_words, sentences
 from memory import NewMemory
 
 FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")
+_NEXT_TURN = re.compile(r"(?<=[.!?,]\s)[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:")
+RETRY_TEMPERATURE = 0.8  # a line asked again after the greedy one said nothing new
 
 
 IDLE = "idle"  # an object's state when nothing happens to it (the world's default)
@@ -170,18 +173,13 @@ def converse(
     open_talks = list(range(len(pairs)))
     max_turns = max((a.config.max_turns for a, _ in pairs), default=0)
     for turn in range(max_turns):
-        prompts: list[str | tuple[str, str]] = [
-            _line_prompt(pairs[i], talks[i], turn, moment) for i in open_talks
-        ]
-        if not prompts:
+        if not open_talks:
             break
-        replies = minds.generate(prompts, "dialogue", pairs[0][0].config.tokens["dialogue"])
+        lines = _next_lines([(pairs[i], talks[i]) for i in open_talks], turn, minds, moment, tick)
         still_open = []
-        for i, reply in zip(open_talks, replies, strict=True):
+        for i, line in zip(open_talks, lines, strict=True):
             speaker = pairs[i][turn % 2]
-            line = _clean_line(reply, speaker, pairs[i][(turn + 1) % 2])
-            said = [text for _, text in talks[i].lines]
-            if not line or line in said:
+            if line is None:
                 talks[i].ended_by = "nothing new to say"
                 continue
             talks[i].lines.append((speaker.name, line))
@@ -191,6 +189,55 @@ def converse(
             if turn + 1 < speaker.config.max_turns:
                 still_open.append(i)
         open_talks = still_open
+    return _remember(pairs, talks, moment, tick, step), talks
+
+
+def _next_lines(
+    talks: Sequence[tuple[tuple[GenerativeAgent, GenerativeAgent], Conversation]],
+    turn: int,
+    minds: Minds,
+    moment: datetime,
+    tick: int,
+) -> list[str | None]:
+    """Each conversation's next line, or None where the speaker has nothing new to say. A small
+    model's greedy reply often repeats the last line: such a reply is asked again once,
+    sampled (seeded by tick and turn, so a resumed run says the same), before the talk ends."""
+    prompts: list[str | tuple[str, str]] = [
+        _line_prompt(pair, talk, turn, moment) for pair, talk in talks
+    ]
+    tokens = talks[0][0][0].config.tokens["dialogue"]
+    replies = minds.generate(prompts, "dialogue", tokens)
+    lines = [_new_line(r, *talk, turn) for r, talk in zip(replies, talks, strict=True)]
+    stale = [n for n, line in enumerate(lines) if line is None]
+    if stale:
+        again = minds.generate(
+            [prompts[n] for n in stale],
+            "dialogue",
+            tokens,
+            temperature=RETRY_TEMPERATURE,
+            seed=tick * 100 + turn,
+        )
+        for n, reply in zip(stale, again, strict=True):
+            lines[n] = _new_line(reply, *talks[n], turn)
+    return lines
+
+
+def _new_line(
+    reply: str, pair: tuple[GenerativeAgent, GenerativeAgent], talk: Conversation, turn: int
+) -> str | None:
+    """The reply without what was said before in the talk; None if nothing is left."""
+    said = [c for _, text in talk.lines for c in clauses(text)]
+    return _clean_line(reply, pair[turn % 2], pair[(turn + 1) % 2], said) or None
+
+
+def _remember(
+    pairs: Sequence[tuple[GenerativeAgent, GenerativeAgent]],
+    talks: Sequence[Conversation],
+    moment: datetime,
+    tick: int,
+    step: timedelta,
+) -> list[NewMemory]:
+    """Both remember the whole talk, and are busy for the tick."""
     memories: list[NewMemory] = []
     for (a, b), talk in zip(pairs, talks, strict=True):
         transcript = " ".join(f"{name}: {text}" for name, text in talk.lines)
@@ -207,7 +254,7 @@ def converse(
                         tick=tick,
                     )
                 )
-    return memories, talks
+    return memories
 
 
 def _line_prompt(
@@ -238,13 +285,17 @@ def _line_prompt(
     return request, SPEAKER_PREFILL.format(name=speaker.name)
 
 
-def _clean_line(reply: str, speaker: GenerativeAgent, listener: GenerativeAgent) -> str:
-    line = sentences(reply)
+def _clean_line(
+    reply: str, speaker: GenerativeAgent, listener: GenerativeAgent, said: Sequence[str] = ()
+) -> str:
+    line = first_line(reply)
     for prefix in (f"{speaker.name}:", f"{speaker.persona.first_name}:"):
         line = line.removeprefix(prefix).strip()
     if line.startswith((f"{listener.name}:", f"{listener.persona.first_name}:")):
         return ""  # the model wrote the other side's line
-    line = line.strip("\"' ")
+    # ... or went on to write someone's next turn within this one ("... Sam Moore: ...")
+    turn = _NEXT_TURN.search(line)
+    line = sentences(line[: turn.start()] if turn else line, said=said).strip("\"' ")
     return line if has_words(line) else ""
 
 

@@ -3,25 +3,50 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_CLAUSE_END = re.compile(r"(?<=,)\s+")
 
 
 def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def sentences(text: str, limit: int = 2, max_words: int = 40) -> str:
-    """Up to `limit` distinct sentences of the first line (the model loops on repeats)."""
+def sentences(text: str, limit: int = 2, max_words: int = 40, said: Sequence[str] = ()) -> str:
+    """Up to `limit` sentences of the first line with nothing said twice: a small model loops,
+    repeating sentences and clauses, and is often cut off in the middle of a repeat. `said`:
+    clauses said before (`clauses` of earlier lines), left out too."""
+    said = list(said)
     kept: list[str] = []
     for sentence in _SENTENCE_END.split(first_line(text)):
-        sentence = sentence.strip()
-        if sentence and sentence.lower() not in (k.lower() for k in kept):
-            kept.append(sentence)
+        fresh = []
+        for clause in _CLAUSE_END.split(sentence.strip()):
+            words = plain(clause)
+            if re.search("[a-z]", words) and not any(w.startswith(words) for w in said):
+                said.append(words)
+                fresh.append(clause)
+        if fresh:
+            kept.append(_joined(fresh, sentence.strip()))
         if len(kept) == limit:
             break
-    words = " ".join(kept).split()
-    return " ".join(words[:max_words])
+    return " ".join(" ".join(kept).split()[:max_words])
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a text as plain words: what `sentences` compares."""
+    return [plain(c) for s in _SENTENCE_END.split(text) for c in _CLAUSE_END.split(s.strip())]
+
+
+def _joined(clauses: list[str], sentence: str) -> str:
+    joined = " ".join(clauses).rstrip(",")
+    end = sentence[-1]
+    return joined + end if end in ".!?" and not joined.endswith(end) else joined
+
+
+def plain(text: str) -> str:
+    """Lower-case words only: what two lines are compared by."""
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
 
 
 def activity(text: str, max_words: int = 12) -> str:

@@ -24,12 +24,14 @@ class ScriptedChatModel(BaseChatModel):
     """Replies chosen by prompt substring: the first rule whose key occurs in the prompt wins.
 
     A rule's value is a string or a list of strings served in turn (the last one repeats).
-    Every prompt is kept in `prompts` so tests can assert what was asked.
+    Every prompt is kept in `prompts`, and its sampling options (temperature, seed) in
+    `options`, so tests can assert what was asked and how.
     """
 
     rules: dict[str, str | list[str]] = Field(default_factory=dict)
     default: str = ""
     prompts: list[str] = Field(default_factory=list)
+    options: list[dict[str, Any]] = Field(default_factory=list)
     served: dict[str, int] = Field(default_factory=dict)
 
     @property
@@ -45,6 +47,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         prompt = "\n".join(m.text for m in messages)
         self.prompts.append(prompt)
+        self.options.append({k: v for k, v in kwargs.items() if k in ("temperature", "seed")})
         reply = self._reply(prompt)
         usage = {"input_tokens": len(prompt.split()), "output_tokens": len(reply.split())}
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]

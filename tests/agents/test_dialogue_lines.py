@@ -4,13 +4,8 @@ this one, and a line that only repeats what was said ends the conversation."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatResult
-from pydantic import Field
 
 from agents.generative import GenerativeAgent, Minds, converse
 from agents.generative.persona import Persona
@@ -82,23 +77,9 @@ def test_a_line_that_only_repeats_what_was_said_ends_the_talk() -> None:
     assert talks[0].ended_by == "nothing new to say"
 
 
-class _Recording(ScriptedChatModel):
-    options: list[dict[str, Any]] = Field(default_factory=list)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.options.append({k: v for k, v in kwargs.items() if k in ("temperature", "seed")})
-        return super()._generate(messages, stop, run_manager, **kwargs)
-
-
 def test_a_repeated_line_is_asked_again_once_sampled_and_seeded() -> None:
     klaus, sam, _ = _pair({})
-    model = _Recording(
+    model = ScriptedChatModel(
         rules={
             "starts a conversation": "Are you coming to the party tonight?",
             "Dialogue so far": ["Are you coming to the party?", "Yes, I'll bring a cake."],

@@ -87,7 +87,11 @@ def service_admin_key_of(service: ServiceProcess) -> str:
 
 def test_a_key_over_its_rate_gets_429_with_retry_after(service: ServiceProcess) -> None:
     dave = service.user("dave")
-    codes = [dave.get("/v1/stats") for _ in range(60)]
+    codes = []
+    for _ in range(200):  # until the first 429
+        codes.append(dave.get("/v1/stats"))
+        if codes[-1].status_code == 429:
+            break
     limited = [r for r in codes if r.status_code == 429]
     assert limited and int(limited[0].headers["Retry-After"]) >= 1  # never "retry in 0 s"
     assert limited[0].json()["error"]["message"].startswith("rate limit")

@@ -23,7 +23,7 @@ def sentences(text: str, limit: int = 2, max_words: int = 40, said: Sequence[str
         fresh = []
         for clause in _CLAUSE_END.split(sentence.strip()):
             words = plain(clause)
-            if re.search("[a-z]", words) and not any(w.startswith(words) for w in said):
+            if re.search("[a-z]", words) and not _repeats(words, said):
                 said.append(words)
                 fresh.append(clause)
         if fresh:
@@ -38,8 +38,19 @@ def clauses(text: str) -> list[str]:
     return [plain(c) for s in _SENTENCE_END.split(text) for c in _CLAUSE_END.split(s.strip())]
 
 
-def _joined(clauses: list[str], sentence: str) -> str:
-    joined = " ".join(clauses).rstrip(",")
+def _repeats(words: str, said: Sequence[str]) -> bool:
+    """Said before, or the start of something said before cut off mid-word ("... you're
+    celeb"); a word or two that merely begins an earlier clause ("I", "yes") is not."""
+    return any(
+        earlier == words
+        or earlier.startswith(words + " ")
+        or (words.count(" ") >= 2 and earlier.startswith(words))
+        for earlier in said
+    )
+
+
+def _joined(parts: list[str], sentence: str) -> str:
+    joined = " ".join(parts).rstrip(",")
     end = sentence[-1]
     return joined + end if end in ".!?" and not joined.endswith(end) else joined
 

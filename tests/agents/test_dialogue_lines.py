@@ -30,6 +30,7 @@ LOOPING = (
         ("Hello there. Hello there! How are you?", "Hello there. How are you?"),
         ("Yes, I will be there. See you, bye!", "Yes, I will be there. See you, bye!"),
         ("21:47. Hi! I'm glad.", "Hi! I'm glad."),
+        ("I'm in. I, for one, agree.", "I'm in. I, for one, agree."),
     ],
 )
 def test_no_clause_is_said_twice(reply: str, line: str) -> None:

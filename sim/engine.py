@@ -46,6 +46,9 @@ class Engine:
             for spec in scenario.agents
         }
         # Reflection's generation is counted in the run's ledger like every other component.
+        reflection = reflection or ReflectionConfig()
+        if scenario.reflection_threshold is not None:
+            reflection = reflection.model_copy(update={"threshold": scenario.reflection_threshold})
         self.reflector = Reflector(stream, minds.counted_model("reflection"), reflection)
         self.tick = 0
         self.wall_seconds = 0.0  # over every segment of the run, resumed ones included

@@ -44,7 +44,7 @@ class Whisper(BaseModel):
 class Happenings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    plans: dict[str, int]  # day plans by source: the model's, or the routine's
+    plans: dict[str, int]  # day plans by source: written by the model, or chosen
     events: list[EventReactions]
     whispers: list[Whisper]
     conversations: int

@@ -57,9 +57,18 @@ def write_report(folder: RunFolder, summary: RunSummary) -> Path:
     return path
 
 
+_PLAN_SOURCES = {
+    "model": "written by the model",
+    "chosen": "chosen by the model part by part",
+    "routine": "from the routine",  # runs from before plans were chosen
+}
+
+
 def _happened(found: Happenings) -> list[str]:
     """Injected events with who saw and who reacted, whispers, and the day's counts."""
-    plans = ", ".join(f"{n} by the {source}" for source, n in sorted(found.plans.items()))
+    plans = ", ".join(
+        f"{n} {_PLAN_SOURCES.get(source, source)}" for source, n in sorted(found.plans.items())
+    )
     ended = ", ".join(f"{n} {why}" for why, n in sorted(found.ended_by.items())) or "none"
     parts = [
         "## What happened",

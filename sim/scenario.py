@@ -80,6 +80,13 @@ class Scenario(BaseModel):
         default_factory=dict, description="topic -> keywords, for information diffusion"
     )
     gatherings: list[Gathering] = Field(default_factory=list)
+    reflection_threshold: float | None = Field(
+        None,
+        gt=0,
+        description="summed importance of new memories that makes an agent reflect, for this "
+        "town (a busier world writes more observations an hour); unset: the configuration's "
+        "(the paper's 150)",
+    )
     interview: list[str] = Field(
         default_factory=lambda: ["What are you doing today?", "Who do you know in town?"],
         description="questions every agent is asked at the end of a run (for the report)",

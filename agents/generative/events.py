@@ -47,7 +47,7 @@ class Tick(_Event):
 class DayPlan(_Event):
     type: Literal["plan"] = "plan"
     agent: str
-    source: str = "model"  # the model's plan, or the routine's
+    source: str = "model"  # written by the model, or "chosen ..." part by part
     steps: str = ""
     model_wrote: str | None = None
 

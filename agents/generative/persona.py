@@ -27,7 +27,8 @@ class Persona(BaseModel):
     memories: list[str] = Field(default_factory=list, description="seed memories")
     routine: list[str] = Field(
         default_factory=list,
-        description="a usual day in broad strokes; used when the model's plan cannot be parsed",
+        description="a usual day in broad strokes: the times and activities a day plan is "
+        "chosen from when the model's written plan is unusable",
     )
 
     @field_validator("routine")

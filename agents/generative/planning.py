@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from agents.generative.agent import GenerativeAgent
+from agents.generative.day_choice import choose_days
 from agents.generative.events import DayPlan, Decomposed, Event, Move
 from agents.generative.minds import Minds
 from agents.generative.plan import (
@@ -29,6 +30,7 @@ from agents.generative.prompts import (
     HOURLY,
     LIST_PREFILL,
     PLACE_BASELINE,
+    PLAN_EXAMPLE,
     ROOM,
     SUMMARY,
     SUMMARY_ASPECTS,
@@ -94,45 +96,35 @@ def _sentence(agent: GenerativeAgent, reply: str) -> str:
 
 
 def plan_days(
-    agents: Sequence[GenerativeAgent], minds: Minds, moment: datetime, tick: int
+    agents: Sequence[GenerativeAgent],
+    areas: Sequence[str],
+    minds: Minds,
+    moment: datetime,
+    tick: int,
 ) -> tuple[list[NewMemory], list[Event]]:
-    """A day plan of 5-8 broad steps for every agent without one for today."""
+    """A day plan of 5-8 broad steps for every agent without one for today: written by the
+    model, or, where the written one has too few usable steps, chosen part by part."""
     today = moment.date().isoformat()
     due = [a for a in agents if a.plan_date != today and moment.hour >= WAKE_HOUR]
     if not due:
         return [], []
-    now = clock_time(moment)
-    prompts: list[str | tuple[str, str]] = [
-        (
-            DAY_PLAN.format(
-                summary=a.description(),
-                name=a.name,
-                yesterday=a.yesterday,
-                intentions="".join(f"{a.name}'s inner voice: {v}\n" for v in a.intentions),
-                date=moment.strftime("%A %B %d"),
-                time=now,
-                count=a.config.plan_steps[1],
-            ),
-            DAY_PLAN_PREFILL.format(name=a.name, time=now),
-        )
-        for a in due
+    replies = minds.generate(
+        [_day_prompt(a, moment) for a in due], "plan", due[0].config.tokens["plan"]
+    )
+    written = [
+        day_steps(a, _usable(r, a, moment), moment) for a, r in zip(due, replies, strict=True)
     ]
-    replies = minds.generate(prompts, "plan", due[0].config.tokens["plan"])
+    unusable = [
+        a for a, steps in zip(due, written, strict=True) if len(steps) - 1 < a.config.plan_steps[0]
+    ]
+    chosen = iter(choose_days(unusable, areas, minds, moment))
     memories: list[NewMemory] = []
     events: list[Event] = []
-    for agent, reply in zip(due, replies, strict=True):
-        items = parse_items(f"1) {now}: {reply}", agent.config.plan_steps[1])
-        steps = day_steps(agent, items, moment)
+    for agent, reply, steps in zip(due, replies, written, strict=True):
         source = "model"
-        if len(steps) - 1 < agent.config.plan_steps[0] and agent.persona.routine:
-            steps = day_steps(agent, upcoming(agent.persona.routine, moment), moment)
-            source = "routine (the model's plan had too few usable steps)"
-        earlier = agent.plan.day()
-        if earlier and earlier[0].start.date() < moment.date():  # not a re-plan of today
-            agent.yesterday = "planned to " + "; ".join(s.activity for s in earlier[:4])
-        agent.plan, agent.plan_date = Plan(steps=steps), today
-        agent.intentions = []  # this plan has seen them; the memories stay
-        listing = "; ".join(s.describe() for s in steps)
+        if agent in unusable:
+            steps, source = day_steps(agent, next(chosen), moment), CHOSEN
+        listing = _adopt(agent, steps, moment)
         memories.append(
             agent.memory(
                 f"{agent.name}'s plan for {moment:%A %B %d}: {listing}", moment, "plan", tick=tick
@@ -144,11 +136,42 @@ def plan_days(
     return memories, events
 
 
-def upcoming(routine: Sequence[str], moment: datetime) -> list[str]:
-    """The routine from the step in progress at `moment` on (its timed items are in order)."""
-    timed = [parse_timed(item, moment)[0] for item in routine]
-    started = [n for n, when in enumerate(timed) if when is not None and when <= moment]
-    return list(routine[started[-1] if started else 0 :])
+CHOSEN = "chosen (the model's written plan had too few usable steps)"
+_EXAMPLE = {activity(parse_timed(step, datetime(2000, 1, 1))[1]) for step in PLAN_EXAMPLE}
+
+
+def _day_prompt(agent: GenerativeAgent, moment: datetime) -> tuple[str, str]:
+    now = clock_time(moment)
+    return (
+        DAY_PLAN.format(
+            summary=agent.description(),
+            name=agent.name,
+            yesterday=agent.yesterday,
+            intentions="".join(f"{agent.name}'s inner voice: {v}\n" for v in agent.intentions),
+            date=moment.strftime("%A %B %d"),
+            time=now,
+            count=agent.config.plan_steps[1],
+        ),
+        DAY_PLAN_PREFILL.format(name=agent.name, time=now),
+    )
+
+
+def _usable(reply: str, agent: GenerativeAgent, moment: datetime) -> list[str]:
+    """The reply's steps, less those that copy the prompt's example when it copies two or
+    more of them (one may be the agent's own: lunch is lunch)."""
+    items = parse_items(f"1) {clock_time(moment)}: {reply}", agent.config.plan_steps[1])
+    copied = [activity(parse_timed(i, moment)[1]) in _EXAMPLE for i in items]
+    return [i for i, copy in zip(items, copied, strict=True) if not copy or sum(copied) < 2]
+
+
+def _adopt(agent: GenerativeAgent, steps: list[PlanStep], moment: datetime) -> str:
+    """Make `steps` today's plan (yesterday's is kept in a line); returns its listing."""
+    earlier = agent.plan.day()
+    if earlier and earlier[0].start.date() < moment.date():  # not a re-plan of today
+        agent.yesterday = "planned to " + "; ".join(s.activity for s in earlier[:4])
+    agent.plan, agent.plan_date = Plan(steps=steps), moment.date().isoformat()
+    agent.intentions = []  # this plan has seen them; the memories stay
+    return "; ".join(s.describe() for s in steps)
 
 
 def day_steps(agent: GenerativeAgent, items: Sequence[str], moment: datetime) -> list[PlanStep]:

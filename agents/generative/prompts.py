@@ -22,16 +22,32 @@ SUMMARY = PromptTemplate.from_template(
 )
 SUMMARY_PREFILL = PromptTemplate.from_template("{name}")
 
-# Section 4.3: the day plan in broad strokes, a numbered list with start times.
+# Section 4.3: the day plan in broad strokes, a numbered list with start times. Steps that
+# copy the example are not the agent's plan (the 135M model often copies it).
+PLAN_EXAMPLE = (
+    "8:00 am: have breakfast at home",
+    "9:00 am: work at the office",
+    "12:00 pm: eat lunch",
+)
 DAY_PLAN = PromptTemplate.from_template(
     "{summary}\n"
     "Yesterday {name} {yesterday}\n"
     "{intentions}"
     "Today is {date}. It is now {time}. Write {name}'s plan for the rest of today in "
     "{count} broad steps, one per line, each with its start time, like this:\n"
-    "1) 8:00 am: have breakfast at home\n2) 9:00 am: work at the office\n3) 12:00 pm: eat lunch"
+    + "\n".join(f"{n}) {step}" for n, step in enumerate(PLAN_EXAMPLE, 1))
 )
 DAY_PLAN_PREFILL = PromptTemplate.from_template("{name}'s plan for today:\n1) {time}:")
+
+# A day the model cannot write is chosen, part by part, among activities from the agent's
+# routine, its inner voice and the invitations it remembers (calibrated like places).
+PLAN_CHOICE = PromptTemplate.from_template(
+    "{summary}\n"
+    "What {name} remembers:\n{context}\n"
+    "{intentions}"
+    "Today is {date}. At {time}, {name} is going to"
+)
+PLAN_CHOICE_BASELINE = "At this time, someone is going to"
 
 # Decomposition: a broad step -> hour-long steps -> 5-15 minute actions.
 HOURLY = PromptTemplate.from_template(

@@ -37,7 +37,9 @@ class DayPlanning(_Planner):
     """A day plan of broad steps for every agent without one for today."""
 
     def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
-        return Outcome(*plan_days(agents, scene.minds, scene.moment, scene.tick))
+        return Outcome(
+            *plan_days(agents, scene.world.areas(), scene.minds, scene.moment, scene.tick)
+        )
 
 
 class Decomposition(_Planner):

@@ -1,0 +1,148 @@
+"""A day plan by choosing, for an agent whose written plan was unusable.
+
+A 135M model rarely writes a day it could follow (it copies the prompt's example), but it
+can choose: each part of the day, at the routine's times, is picked among the activities the
+routine has around that time, what the inner voice asked, and visits to the places the
+agent's memories name (a party at Hobbs Cafe), each scored after a prompt with the agent's
+memories and calibrated against a neutral prompt, as places are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from agents.generative.agent import GenerativeAgent
+from agents.generative.minds import Minds
+from agents.generative.plan import parse_timed
+from agents.generative.prompts import PLAN_CHOICE, PLAN_CHOICE_BASELINE
+from agents.generative.text import activity, has_words
+
+SLOT_HOURS = 2  # the parts of a day without a timed routine
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A part of the day: when it starts and the activities to choose among."""
+
+    start: datetime
+    options: tuple[str, ...]
+
+
+def choose_days(
+    agents: Sequence[GenerativeAgent], areas: Sequence[str], minds: Minds, moment: datetime
+) -> list[list[str]]:
+    """For each agent, timed items ("9:00 am: open the cafe") from `moment` to bedtime, each
+    chosen by the model; one scoring batch for all agents."""
+    slots = [day_slots(agent, areas, moment) for agent in agents]
+    requests = [
+        (_prompt(agent, slot, moment), list(slot.options))
+        for agent, own in zip(agents, slots, strict=True)
+        for slot in own
+    ]
+    chosen = iter(c.option for c in minds.choose(requests, "plan choice", PLAN_CHOICE_BASELINE))
+    return [_timed(own, [next(chosen) for _ in own]) for own in slots]
+
+
+def day_slots(agent: GenerativeAgent, areas: Sequence[str], moment: datetime) -> list[Slot]:
+    """The routine's parts from the one under way (every two hours without a timed routine),
+    the first of which may be what the inner voice asked, and a part at each time a memory
+    names with a place (the party at Hobbs Cafe at 5 pm), which may be a visit there."""
+    midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    end = midnight + timedelta(hours=agent.config.day_end_hour)
+    voice = [what for v in agent.intentions if has_words(what := activity(v))]
+    routine = _routine_times(agent, moment) or [
+        (start, f"stay at {agent.persona.home.partition(':')[0]}")
+        for start in _every(moment, end, timedelta(hours=SLOT_HOURS))
+    ]
+    slots = [
+        Slot(
+            max(start, moment),
+            _distinct([*(voice if n == 0 else []), what, *(w for _, w in routine[n + 1 : n + 2])]),
+        )
+        for n, (start, what) in enumerate(routine)
+    ]
+    for at, visit in _timed_visits(agent, areas, moment, end):
+        under_way = [what for start, what in routine if start <= at][-1:]
+        slots.append(Slot(at, _distinct([visit, *under_way])))
+    return sorted(slots, key=lambda slot: slot.start)
+
+
+def _routine_times(agent: GenerativeAgent, moment: datetime) -> list[tuple[datetime, str]]:
+    """The routine's timed items from the one under way at `moment`, sleep left out (the
+    day plan ends in sleep anyway)."""
+    items = [parse_timed(item, moment) for item in agent.persona.routine]
+    timed = [(when, activity(what)) for when, what in items if when is not None]
+    started = [n for n, (when, _) in enumerate(timed) if when <= moment]
+    rest = timed[started[-1] if started else 0 :]
+    return [(when, what) for when, what in rest if what != "sleep" and has_words(what)]
+
+
+def _timed_visits(
+    agent: GenerativeAgent, areas: Sequence[str], moment: datetime, end: datetime
+) -> list[tuple[datetime, str]]:
+    """(time, "go to <area>") for each memory about today's plans that names a place and a
+    time still ahead today; the agent's own past plans are not invitations."""
+    own_plan = f"{agent.name}'s plan for"
+    visits: dict[datetime, str] = {}
+    for text in agent.context(f"{agent.name}'s plans for today", moment):
+        at = _clock_mention(text, moment)
+        named = [a for a in areas if a.lower() in text.lower()]
+        if at is not None and moment < at < end and named and not text.startswith(own_plan):
+            visits.setdefault(at, f"go to {named[0]}")
+    return sorted(visits.items())
+
+
+_CLOCK = re.compile(
+    r"\b(\d{1,2})(?::(\d{2}))?\s*(?:(am|pm)|(?:-|to)\s*\d{1,2}(?::\d{2})?\s*(am|pm))\b",
+    re.IGNORECASE,
+)
+
+
+def _clock_mention(text: str, day: datetime) -> datetime | None:
+    """The first clock time a text names on `day` ("5pm", "5:30 pm", "from 5 to 7 pm")."""
+    match = _CLOCK.search(text)
+    if match is None:
+        return None
+    hour, minute = int(match.group(1)), int(match.group(2) or 0)
+    suffix = (match.group(3) or match.group(4)).lower()
+    if hour > 12 or minute > 59:
+        return None
+    hour = hour % 12 + (12 if suffix == "pm" else 0)
+    return day.replace(hour=hour, minute=minute, second=0, microsecond=0)
+
+
+def _prompt(agent: GenerativeAgent, slot: Slot, moment: datetime) -> str:
+    context = agent.context(f"What will {agent.name} do at {slot.start:%H:%M}?", moment)
+    return PLAN_CHOICE.format(
+        summary=agent.description(),
+        name=agent.name,
+        context="\n".join(f"- {c}" for c in context) or "- (nothing yet)",
+        intentions="".join(f"{agent.name}'s inner voice: {v}\n" for v in agent.intentions),
+        date=moment.strftime("%A %B %d"),
+        time=slot.start.strftime("%I:%M %p").lstrip("0").lower(),
+    )
+
+
+def _timed(slots: Sequence[Slot], chosen: Sequence[str]) -> list[str]:
+    """Items for `day_steps`; a part that chose what the one before chose continues it."""
+    items: list[str] = []
+    previous = None
+    for slot, what in zip(slots, chosen, strict=True):
+        if what != previous:
+            items.append(f"{slot.start.strftime('%I:%M %p').lstrip('0').lower()}: {what}")
+        previous = what
+    return items
+
+
+def _every(start: datetime, end: datetime, step: timedelta) -> list[datetime]:
+    starts = [start]
+    while starts[-1] + step < end:
+        starts.append(starts[-1] + step)
+    return starts
+
+
+def _distinct(options: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(o for o in options if o))

@@ -1,0 +1,95 @@
+"""A day plan the model cannot write is chosen part by part, not copied from the routine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from agents.generative import GenerativeAgent, Minds
+from agents.generative.day_choice import day_slots
+from agents.generative.events import DayPlan
+from agents.generative.persona import Persona
+from agents.generative.planning import plan_days
+from agents.generative.prompts import PLAN_EXAMPLE
+from lm import LogLikelihood
+from lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
+from memory import InMemoryStore, MemoryStream, new_memory
+
+MORNING = datetime(2023, 2, 14, 7, 0, tzinfo=UTC)
+AREAS = ["Hobbs Cafe", "Johnson Park", "Oak Hill College"]
+ROUTINE = [
+    "7:00 am: have breakfast",
+    "9:00 am: walk in Johnson Park",
+    "12:00 pm: have lunch at home",
+    "4:00 pm: read at home",
+    "10:00 pm: sleep",
+]
+COPIED = "\n".join(f"{n}) {step}" for n, step in enumerate(PLAN_EXAMPLE, 2))
+
+
+class Prefers(FakeScorer):
+    """Scores an option 0 when it contains `liked`, else -5 (after any prompt); records every
+    prompt and option it is asked about."""
+
+    def __init__(self, liked: str) -> None:
+        super().__init__()
+        self.liked = liked
+        self.asked: list[tuple[str, str]] = []
+
+    def loglik_batch(self, pairs: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        self.asked += list(pairs)
+        scores = [0.0 if self.liked in text and "someone" not in p else -5.0 for p, text in pairs]
+        return [LogLikelihood(total=s, mean=s, tokens=1) for s in scores]
+
+
+def _agent(memories: Sequence[str] = (), routine: Sequence[str] = ROUTINE) -> GenerativeAgent:
+    persona = Persona(name="Ann Lee", age=40, home="Ann's house: kitchen", routine=list(routine))
+    stream = MemoryStream(InMemoryStore(), HashEmbeddings())
+    stream.add_many(
+        [new_memory(text=t, owner="Ann Lee", importance=5, created_at=MORNING) for t in memories]
+    )
+    return GenerativeAgent(persona, stream, location="Ann's house: kitchen")
+
+
+def _plan(agent: GenerativeAgent, scorer: FakeScorer, wrote: str = COPIED) -> str:
+    minds = Minds(ScriptedChatModel(rules={}, default=wrote), scorer)
+    _, events = plan_days([agent], AREAS, minds, MORNING, tick=1)
+    (event,) = events
+    assert isinstance(event, DayPlan)
+    return f"{event.source.split()[0]}: {event.steps}"
+
+
+def test_a_plan_that_copies_the_prompts_example_is_chosen_from_the_routine_parts() -> None:
+    planned = _plan(_agent(), Prefers("Johnson Park"))
+    assert planned.startswith("chosen: ")
+    # each part chooses between its own routine item and the next: the park wins twice
+    assert "07:00-12:00 walk in Johnson Park" in planned
+    assert "16:00-22:00 read at home" in planned and planned.endswith("sleep")
+
+
+def test_a_written_plan_with_enough_own_steps_is_kept() -> None:
+    wrote = "open the shop\n2) 9:00 am: sell\n3) 11:00 am: bake\n4) 1:00 pm: eat\n5) 3:00 pm: sweep"
+    planned = _plan(_agent(), Prefers("nothing"), wrote)
+    assert planned.startswith("model: 07:00-09:00 open the shop")
+
+
+def test_the_inner_voice_is_a_choice_for_the_part_under_way() -> None:
+    agent = _agent()
+    agent.intentions = ["go to Hobbs Cafe now"]
+    planned = _plan(agent, Prefers("Hobbs Cafe"))
+    assert "07:00-09:00 go to Hobbs Cafe now" in planned
+
+
+def test_a_remembered_invitation_adds_a_visit_at_its_time() -> None:
+    agent = _agent(["Isabella is hosting a party at Hobbs Cafe from 5 to 7 pm today."])
+    slots = day_slots(agent, AREAS, MORNING)
+    visit = [s for s in slots if s.start.hour == 17]
+    assert visit and visit[0].options == ("go to Hobbs Cafe", "read at home")
+    assert "17:00-22:00 go to Hobbs Cafe" in _plan(agent, Prefers("Hobbs Cafe"))
+
+
+def test_without_a_timed_routine_the_day_is_parts_of_two_hours_at_home_or_a_visit() -> None:
+    agent = _agent(routine=[])
+    slots = day_slots(agent, AREAS, MORNING)
+    assert [s.start.hour for s in slots] == [7, 9, 11, 13, 15, 17, 19, 21]
+    assert all(s.options == ("stay at Ann's house",) for s in slots)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -80,17 +81,24 @@ def serve(
             log=log,
         )
     console.print(f"starting {engine} on {folder} (up to {timeout:g} s)...", highlight=False)
-    server.start(timeout)
-    console.print(f"serving {folder} at {server.base_url} (Ctrl-C stops)", highlight=False)
-    console.print(
-        f"use it with: --model {server.spec} --base-url {server.base_url}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    # `kill` (a service manager, a container stop) stops the server as Ctrl-C does: a
+    # default SIGTERM ended this process alone and left the engine running on the port.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
+        server.start(timeout)
+        console.print(f"serving {folder} at {server.base_url} (Ctrl-C stops)", highlight=False)
+        console.print(
+            f"use it with: --model {server.spec} --base-url {server.base_url}",
+            highlight=False,
+            soft_wrap=True,
+        )
         assert server.process is not None
         server.process.wait()
     except KeyboardInterrupt:
         console.print("stopping the model server")
     finally:
         server.stop()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

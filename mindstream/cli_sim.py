@@ -198,13 +198,21 @@ def interview_command(
 
 @app.command()
 @clean_errors
+@configured
 def report(
     run_folder: Annotated[Path, typer.Argument(help="A run folder written by `sim run`.")],
+    parts: Parts,
 ) -> None:
-    """Rebuild report.md and timeline.png of a finished run from its log and summary."""
+    """Rebuild report.md, timeline.png and diffusion.png of a finished run from its log and
+    summary; the metrics are measured again from its memories (read only, with this version's
+    measures) and kept in summary.json."""
+    from memory import ChromaStore
     from sim import RunFolder
     from sim.events import read_summary
+    from sim.metrics import measure
     from sim.report import write_report
+    from sim.runner import saved_config
+    from sim.scenario import load_scenario
 
     folder = RunFolder(run_folder)
     summary_path = run_folder / "summary.json"
@@ -212,7 +220,14 @@ def report(
         raise FileNotFoundError(
             f"{summary_path}: missing; run `mindstream sim run` to the end first"
         )
-    console.print(f"report: {write_report(folder, read_summary(summary_path))}")
+    parts = parts.under(saved_config(run_folder))
+    store = ChromaStore.persistent(folder.memory)
+    stream = parts.stream(store=store, policy=parts.config.sim.stream)
+    stream.close()  # its records stay readable; the folder is not held
+    metrics = measure(stream, load_scenario(folder.scenario), folder.events())
+    summary = read_summary(summary_path).model_copy(update={"metrics": metrics})
+    summary_path.write_text(summary.model_dump_json(indent=1, exclude_none=True), "utf-8")
+    console.print(f"report: {write_report(folder, summary, stream)}")
 
 
 @app.command()

@@ -18,6 +18,7 @@ from sim.events import (
     Reaction,
     Reflected,
     Talked,
+    Tick,
 )
 
 
@@ -53,9 +54,13 @@ class Happenings(BaseModel):
     reactions: int  # to objects and people, events included
     reflections: int  # times an agent reflected
     insights: int
+    place_named: int = 0  # agent-ticks whose activity names one of the areas
+    place_matched: int = 0  # ... of which the agent was in that area
 
 
-def happenings(events: Sequence[Event]) -> Happenings:
+def happenings(events: Sequence[Event], areas: Sequence[str] = ()) -> Happenings:
+    """The counts of a run's log; with the world's `areas`, how often an agent was where its
+    activity said ("serve customers at the pharmacy")."""
     talks = [e for e in events if isinstance(e, Talked)]
     reflections = [e for e in events if isinstance(e, Reflected)]
     plans = Counter(e.source.split(" ")[0] for e in events if isinstance(e, DayPlan))
@@ -73,7 +78,20 @@ def happenings(events: Sequence[Event]) -> Happenings:
         reactions=sum(isinstance(e, Reaction) for e in events),
         reflections=len(reflections),
         insights=sum(len(e.insights) for e in reflections),
+        **_places_kept(events, areas),
     )
+
+
+def _places_kept(events: Sequence[Event], areas: Sequence[str]) -> dict[str, int]:
+    named = matched = 0
+    longest_first = sorted(areas, key=len, reverse=True)
+    for tick in (e for e in events if isinstance(e, Tick)):
+        for where in tick.agents.values():
+            said = next((a for a in longest_first if a.lower() in where.doing.lower()), None)
+            if said is not None:
+                named += 1
+                matched += where.place.startswith(f"{said}:")
+    return {"place_named": named, "place_matched": matched}
 
 
 def _reactions(change: ObjectChange, events: Sequence[Event]) -> EventReactions:

@@ -1,15 +1,18 @@
-"""A readable report of a run: each agent's day, conversations, what it knows, the metrics,
-and a timeline plot (report.md + timeline.png in the run folder)."""
+"""A readable report of a run: the metrics and their curves, what happened, where everyone was
+hour by hour, the model's calls, and each agent's day, conversations and reflections with
+their evidence (report.md, timeline.png and diffusion.png in the run folder)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memory import MemoryKind, MemoryStream
 from sim.checkpoint import RunFolder
 from sim.events import Event, RunSummary
 from sim.happenings import Happenings, happenings
+from sim.plots import plot_diffusion, plot_timeline
+from sim.scenario import load_scenario
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:
@@ -18,43 +21,84 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_report(folder: RunFolder, summary: RunSummary) -> Path:
+def write_report(
+    folder: RunFolder, summary: RunSummary, stream: MemoryStream | None = None
+) -> Path:
+    """The report of a run; with its `stream`, reflections are listed with their evidence."""
     events = folder.events()
     plot = plot_timeline(events, folder.root / "timeline.png")
-    agents = list(summary.agents)
+    curves = plot_diffusion(summary.metrics.get("hourly", []), folder.root / "diffusion.png")
     parts = [
         f"# {summary.scenario}: {summary.sim_start} to {summary.sim_end}",
-        f"{len(agents)} agents, {summary.ticks} ticks of {summary.tick_minutes} sim-minutes, "
-        f"model `{summary.model}`, {'batched' if summary.batched else 'unbatched'} calls; "
-        f"wall time {summary.wall_seconds:.0f} s "
-        f"({summary.sim_minutes_per_wall_second:.2f} sim-minutes per wall-second), "
-        f"{summary.framework_share:.1%} of it with no model call under way (the framework's "
-        f"own share), {summary.model_requests} model requests.",
+        _run_line(summary),
         _metrics(summary.metrics),
-        *_happened(happenings(events)),
+        f"![diffusion over the run]({curves.name})" if curves else "",
+        *_happened(happenings(events, _areas(folder))),
+        _hourly_places(events),
         f"![where everyone was]({plot.name})" if plot else "",
-        "## Model calls per component",
-        "Seconds add up each request's time: against a server, concurrent requests overlap, so "
-        "they can exceed the wall time.",
-        _table(
-            ["component", "requests", "prompt tokens", "completion tokens", "request-seconds"],
-            [
-                [
-                    c,
-                    summary.requests.get(c, 0),
-                    int(u["prompt_tokens"]),
-                    int(u["completion_tokens"]),
-                    f"{u['seconds']:.1f}",
-                ]
-                for c, u in sorted(summary.ledger.items())
-            ],
-        ),
+        _calls(summary),
     ]
-    for name in agents:
-        parts.append(_agent_section(name, events, summary))
+    parts += [_agent_section(name, events, summary, stream) for name in summary.agents]
     path = folder.root / "report.md"
     path.write_text("\n\n".join(p for p in parts if p) + "\n", encoding="utf-8")
     return path
+
+
+def _run_line(summary: RunSummary) -> str:
+    return (
+        f"{len(summary.agents)} agents, {summary.ticks} ticks of {summary.tick_minutes} "
+        f"sim-minutes, model `{summary.model}`, "
+        f"{'batched' if summary.batched else 'unbatched'} calls; "
+        f"wall time {summary.wall_seconds:.0f} s "
+        f"({summary.sim_minutes_per_wall_second:.2f} sim-minutes per wall-second), "
+        f"{summary.framework_share:.1%} of it with no model call under way (the framework's "
+        f"own share), {summary.model_requests} model requests."
+    )
+
+
+def _calls(summary: RunSummary) -> str:
+    rows = [
+        [
+            c,
+            summary.requests.get(c, 0),
+            int(u["prompt_tokens"]),
+            int(u["completion_tokens"]),
+            f"{u['seconds']:.1f}",
+        ]
+        for c, u in sorted(summary.ledger.items())
+    ]
+    header = ["component", "requests", "prompt tokens", "completion tokens", "request-seconds"]
+    return (
+        "## Model calls per component\n\n"
+        "Seconds add up each request's time: against a server, concurrent requests overlap, so "
+        "they can exceed the wall time.\n\n" + _table(header, rows)
+    )
+
+
+def _areas(folder: RunFolder) -> list[str]:
+    """The world's areas (where an activity that names one can be checked)."""
+    return list(load_scenario(folder.scenario).world) if folder.scenario.is_file() else []
+
+
+def _hourly_places(events: list[Event]) -> str:
+    """Where everyone was at each hour (a table of areas; the plot shows every tick)."""
+    hours = [e for e in events if e.type == "tick" and e.agents and e.time[14:16] == "00"]
+    if len(hours) < 2:
+        return ""
+    names = list(hours[0].agents or {})
+    rows = [
+        [
+            name,
+            *(
+                (e.agents or {})[name].place.split(":")[0] if name in (e.agents or {}) else ""
+                for e in hours
+            ),
+        ]
+        for name in names
+    ]
+    return "## Where everyone was, hour by hour\n\n" + _table(
+        ["agent", *(e.time[11:16] for e in hours)], rows
+    )
 
 
 _PLAN_SOURCES = {
@@ -75,6 +119,9 @@ def _happened(found: Happenings) -> list[str]:
         f"Day plans: {plans or 'none'}. Conversations: {found.conversations} "
         f"({found.lines} lines; ended: {ended}). Reactions: {found.reactions}. "
         f"Reflections: {found.reflections} ({found.insights} insights).",
+        f"Places: at {found.place_named} of the agents' ticks the activity named a place; the "
+        f"agent was there at {found.place_matched}"
+        + (f" ({found.place_matched / found.place_named:.0%})." if found.place_named else "."),
     ]
     if found.events:
         rows = [
@@ -114,6 +161,7 @@ def _metrics(metrics: dict[str, Any]) -> str:
     lines = [
         "## Emergent behaviour (memory-grounded; see sim/metrics.py)",
         _table(["measure", "start", "end"], rows),
+        _hourly_metrics(metrics.get("hourly", [])),
     ]
     for topic, gathering in metrics["coordination"].items():
         present = gathering["present"]
@@ -125,16 +173,24 @@ def _metrics(metrics: dict[str, Any]) -> str:
     return "\n\n".join(lines)
 
 
-def _agent_section(name: str, events: list[Event], summary: RunSummary) -> str:
+def _hourly_metrics(hourly: list[dict[str, Any]]) -> str:
+    if len(hourly) < 2:
+        return ""
+    topics = list(hourly[0]["shares"])
+    rows = [
+        [p["time"][11:], *(f"{p['shares'][t]:.0%}" for t in topics), f"{p['density']:.2f}"]
+        for p in hourly
+    ]
+    return _table(["time", *(f"knows of the {t}" for t in topics), "density"], rows)
+
+
+def _agent_section(
+    name: str, events: list[Event], summary: RunSummary, stream: MemoryStream | None
+) -> str:
     lines = [f"## {name}"]
     for plan in (e for e in events if e.type == "plan" and e.agent == name):
         lines.append(f"**Day plan** ({plan.source}, at {plan.time[11:16]}): {plan.steps}")
-    doing = [
-        [e.time[11:16], e.agents[name].place, e.agents[name].doing]
-        for e in events
-        if e.type == "tick" and e.agents and name in e.agents
-    ]
-    lines.append(_table(["time", "where", "doing"], doing))
+    lines.append(_table(["time", "where", "doing"], _spans(name, events)))
     reacts = [e for e in events if e.type == "react" and e.agent == name]
     lines += [f"- reacted at {e.time[11:16]} to *{e.to}*: {e.plan}" for e in reacts]
     for talk in (e for e in events if e.type == "conversation" and e.involves(name)):
@@ -145,51 +201,54 @@ def _agent_section(name: str, events: list[Event], summary: RunSummary) -> str:
             f"**Conversation** at {talk.time[11:16]} in {talk.place} "
             f"(ended: {talk.ended_by})<br>{said}"
         )
-    insights = [
-        i for e in events if e.type == "reflection" and e.agent == name for i in e.insights or []
-    ]
-    if insights:
-        lines.append("**Reflections**: " + "; ".join(insights))
+    lines.append(_reflections(name, events, stream))
     answers = [a for a in summary.interviews if a.agent == name]
     if answers:
         lines.append(
             _table(["interview question", "answer"], [[a.question, a.answer] for a in answers])
         )
-    return "\n\n".join(lines)
+    return "\n\n".join(line for line in lines if line)
 
 
-def plot_timeline(events: list[Event], path: Path) -> Path | None:
-    """One row per agent, coloured by the area it was in at each tick."""
-    ticks = [e.agents for e in events if e.type == "tick" and e.agents]
-    moments = [datetime.fromisoformat(e.time) for e in events if e.type == "tick" and e.agents]
-    if not ticks:
-        return None
-    import matplotlib
+def _spans(name: str, events: list[Event]) -> list[list[str]]:
+    """The agent's ticks, runs of the same place and activity as one row ("07:00-08:20")."""
+    rows: list[list[str]] = []
+    last = None
+    for e in events:
+        if e.type != "tick" or not e.agents or name not in e.agents:
+            continue
+        now = (e.agents[name].place, e.agents[name].doing)
+        if now == last:
+            rows[-1][0] = f"{rows[-1][0][:5]}-{e.time[11:16]}"
+        else:
+            rows.append([e.time[11:16], *now])
+        last = now
+    return rows
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.dates import DateFormatter, date2num
 
-    names = list(ticks[0])
-    areas = sorted({a.place.split(":")[0] for tick in ticks for a in tick.values()})
-    colours = {area: plt.get_cmap("tab10")(i % 10) for i, area in enumerate(areas)}
-    times = [float(date2num(t)) for t in moments]
-    width = (times[1] - times[0]) if len(times) > 1 else 1 / 144
-    figure, axis = plt.subplots(figsize=(9, 0.6 * len(names) + 1.5))
-    for row, name in enumerate(names):
-        for when, tick in zip(times, ticks, strict=True):
-            if name not in tick:
-                continue
-            area = tick[name].place.split(":")[0]
-            axis.broken_barh([(when, width)], (row - 0.4, 0.8), color=colours[area])
-    axis.set_yticks(range(len(names)), names)
-    axis.xaxis.set_major_formatter(DateFormatter("%H:%M"))
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
-    axis.legend(
-        handles, list(colours), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3
+def _reflections(name: str, events: list[Event], stream: MemoryStream | None) -> str:
+    """Each insight, and with the stream the memories it cites."""
+    if stream is None:
+        insights = [
+            i
+            for e in events
+            if e.type == "reflection" and e.agent == name
+            for i in e.insights or []
+        ]
+        return "**Reflections**: " + "; ".join(insights) if insights else ""
+    own = {r.id: r for r in stream.records(name)}
+    rows = [
+        [
+            r.created_at.strftime("%H:%M"),
+            r.text,
+            "<br>".join(own[i].text for i in r.evidence if i in own),
+        ]
+        for r in own.values()
+        if r.kind is MemoryKind.REFLECTION
+    ]
+    return (
+        "**Reflections**, with the memories each cites\n\n"
+        + _table(["time", "insight", "evidence"], rows)
+        if rows
+        else ""
     )
-    axis.set_title("Where each agent was (one bar per tick)")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path

@@ -135,4 +135,6 @@ def summarize(engine: Engine, model: str, *, interviews: bool = True) -> RunSumm
     (engine.folder.root / "summary.json").write_text(
         summary.model_dump_json(indent=1, exclude_none=True), encoding="utf-8"
     )
-    return summary.model_copy(update={"report": str(write_report(engine.folder, summary))})
+    return summary.model_copy(
+        update={"report": str(write_report(engine.folder, summary, engine.stream))}
+    )

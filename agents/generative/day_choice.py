@@ -36,6 +36,8 @@ def choose_days(
 ) -> list[list[str]]:
     """For each agent, timed items ("9:00 am: open the cafe") from `moment` to bedtime, each
     chosen by the model; one scoring batch for all agents."""
+    if not agents:
+        return []
     slots = [day_slots(agent, areas, moment) for agent in agents]
     requests = [
         (_prompt(agent, slot, moment), list(slot.options))

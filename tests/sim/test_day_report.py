@@ -1,0 +1,68 @@
+"""A day's report: knowledge hour by hour (the diffusion curves, plotted), where everyone was,
+each agent's ticks as spans, whether agents were where their activity said, and reflections
+with the memories they cite; a scenario's own reflection threshold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lm.fakes import HashEmbeddings
+from reflection import ReflectionConfig
+from sim import SimConfig
+from sim.runner import RunParts, start_run, summarize
+from tests.sim.conftest import scenario, scripted_minds
+
+INSIGHTS = {
+    "salient high-level questions": "1. What does Ann care about?",
+    "high-level insights": "1. Ann Lee cares about her party (because of 1)",
+}
+
+
+def _day(tmp_path: Path, ticks: int, **changes: object) -> tuple[str, dict]:  # type: ignore[type-arg]
+    minds = scripted_minds()
+    minds.model.rules.update(INSIGHTS)  # type: ignore[attr-defined]
+    parts = RunParts(
+        minds=minds,
+        embedder=HashEmbeddings(),
+        sim=SimConfig(reflect=True),
+        reflection=ReflectionConfig(threshold=10_000, min_evidence_similarity=None),  # the
+        # scenario's own threshold must win; hashed embeddings cannot tell support
+    )
+    engine = start_run(scenario(**changes), tmp_path / "run", parts)
+    engine.run(ticks)
+    summary = summarize(engine, "scripted", interviews=False)
+    assert summary.report is not None
+    return Path(summary.report).read_text(), summary.metrics
+
+
+def test_knowledge_is_measured_at_the_start_each_hour_and_the_end(tmp_path: Path) -> None:
+    text, metrics = _day(tmp_path, 13, reflection_threshold=5)  # 09:00 to 11:00
+    times = [point["time"][11:] for point in metrics["hourly"]]
+    assert times == ["09:00", "10:00", "11:00"]
+    party = [point["shares"]["party"] for point in metrics["hourly"]]
+    assert party[0] == 0.5 and party[-1] == 1.0  # Ann's seed; Bob hears of it in a talk
+    assert metrics["diffusion"]["end"]["party"]["share"] == party[-1]
+    assert (tmp_path / "run" / "diffusion.png").stat().st_size > 10_000
+    assert "![diffusion over the run](diffusion.png)" in text
+    assert "## Where everyone was, hour by hour\n\n| agent | 09:00 | 10:00 | 11:00 |" in text
+
+
+def test_an_agents_ticks_are_spans_and_reflections_cite_their_evidence(tmp_path: Path) -> None:
+    text, _ = _day(tmp_path, 13, reflection_threshold=5)
+    ann = text[text.index("## Ann Lee") : text.index("## Bob Ray")]
+    spans = [
+        line for line in ann.splitlines() if line.startswith("| 09:") or line.startswith("| 1")
+    ]
+    assert len(spans) < 13 and any("-" in line.split("|")[1] for line in spans)
+    assert "**Reflections**, with the memories each cites" in ann
+    assert "| Ann Lee cares about her party | " in ann  # its evidence in the next column
+
+
+def test_without_the_scenarios_threshold_the_configured_one_holds(tmp_path: Path) -> None:
+    text, _ = _day(tmp_path, 3)
+    assert "Reflections: 0" in text and "**Reflections**" not in text
+
+
+def test_places_kept_counts_ticks_whose_activity_names_a_place(tmp_path: Path) -> None:
+    text, _ = _day(tmp_path, 3)
+    assert "Places: at " in text and "of the agents' ticks the activity named a place" in text

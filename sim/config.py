@@ -78,6 +78,13 @@ class BelievabilityConfig(BaseModel):
 
     conditions: dict[str, Condition] = Field(default_factory=_default_conditions)
     only: list[str] | None = Field(None, description="evaluate these conditions only")
+    per_category: int | None = Field(
+        None,
+        ge=1,
+        le=5,
+        description="interview each agent with this many of each category's five questions, "
+        "drawn per agent with `seed` (unset: all 25); 1 suits a 25-agent town",
+    )
     bootstrap: int = Field(200, ge=10, description="resamples for the confidence intervals")
     seed: int = 0
 

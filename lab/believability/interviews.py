@@ -7,6 +7,7 @@ reactions, reflections), in mindstream's own wording.
 
 from __future__ import annotations
 
+import random
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -63,8 +64,12 @@ class Question(BaseModel):
     text: str
 
 
-def questions_for(scenario: Scenario) -> list[Question]:
-    """Every agent's 25 questions, filled with people it knows and the scenario's topics."""
+def questions_for(
+    scenario: Scenario, per_category: int | None = None, seed: int = 0
+) -> list[Question]:
+    """Every agent's 25 questions, filled with people it knows and the scenario's topics; with
+    `per_category`, that many of each category's five, drawn per agent (seeded), so a town of
+    25 is interviewed at the cost of 5 agents' full set."""
     topics = [words[0] for words in scenario.topics.values()] or ["party", "election"]
     out = []
     for spec in scenario.agents:
@@ -76,11 +81,25 @@ def questions_for(scenario: Scenario) -> list[Question]:
             "topic2": topics[1 % len(topics)],
         }
         templates = [(c, t) for c, listed in CATEGORIES.items() for t in listed]
-        out += [
+        asked = [
             Question(agent=spec.name, category=c, number=n, text=t.format(**fill))
             for n, (c, t) in enumerate(templates)
         ]
+        out += asked if per_category is None else _sample(asked, per_category, seed, spec.name)
     return out
+
+
+def _sample(asked: list[Question], per_category: int, seed: int, agent: str) -> list[Question]:
+    draw = random.Random(f"{seed}:{agent}")
+    picked = [
+        q
+        for category in CATEGORIES
+        for q in draw.sample(
+            [q for q in asked if q.category == category],
+            min(per_category, len(CATEGORIES[category])),
+        )
+    ]
+    return sorted(picked, key=lambda q: q.number)
 
 
 def _known(name: str, memories: list[str], everyone: list[str]) -> list[str]:

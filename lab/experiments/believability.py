@@ -57,7 +57,7 @@ def run(run_dir: Path, out: Path, parts: Parts, judge: Parts) -> dict[str, Any]:
     config = parts.config.believability
     conditions = config.chosen()
     engine, _ = resume_run(run_dir, parts.under(saved_config(run_dir)).run_parts(keep_config=False))
-    questions = questions_for(engine.scenario)
+    questions = questions_for(engine.scenario, config.per_category, config.seed)
     state = State(out / "believability-state.json")
     judge_name = judge.config.model.spec
     with Progress() as progress:
@@ -71,6 +71,7 @@ def run(run_dir: Path, out: Path, parts: Parts, judge: Parts) -> dict[str, Any]:
         "run": str(run_dir),
         "agents": len(engine.agents),
         "questions": len(questions),
+        "per_category": config.per_category,
         "model": parts.config.model.spec,
         "judge": judge_name,
         "conditions": {n: c.label or n for n, c in conditions.items()},
@@ -202,7 +203,8 @@ def _grounding(
 def _examples(
     questions: list[Question], state: State, conditions: list[str]
 ) -> list[dict[str, Any]]:
-    picked = [q for q in questions if q.number in (0, 5, 10, 15, 20)][:5]
+    firsts = {q.category: q for q in reversed(questions)}  # each category's first question
+    picked = sorted(firsts.values(), key=questions.index)
     return [
         {
             "agent": q.agent,

@@ -61,6 +61,11 @@ def _markdown(r: dict[str, Any], png: str) -> str:
         if k.startswith("judging")
     )
     per_agent = r["questions"] // max(r["agents"], 1)
+    sampled = (
+        f", {r['per_category']} of each category's five drawn per agent (seeded)"
+        if r.get("per_category")
+        else ""
+    )
     examples = "\n".join(
         f"- {e['agent']} ({e['category']}): *{e['question']}*\n"
         + "\n".join(f"  - {r['conditions'][c]}: {a!r}" for c, a in e["answers"].items())
@@ -68,7 +73,7 @@ def _markdown(r: dict[str, Any], png: str) -> str:
     )
     return f"""## Believability ablations, judged by `{r["judge"]}`
 
-{r["agents"]} agents of `{r["run"]}` interviewed with {per_agent} questions each
+{r["agents"]} agents of `{r["run"]}` interviewed with {per_agent} questions each{sampled}
 (self-knowledge, memory, plans, reactions, reflections) under every condition, answering with
 `{r["model"]}`. Every pair of conditions' answers to a question was judged in both orders
 through the judge's scorer; each question's ranking (sum of soft wins) fed TrueSkill. Judging

@@ -243,3 +243,19 @@ def test_a_missing_lab_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> Non
     )
     with pytest.raises(ValueError, match=r"trueskill not installed: .*mindstream\[lab\]"):
         require_statistics()
+
+
+def test_sampled_interviews_ask_each_agent_one_question_per_category_reproducibly() -> None:
+    from lab.believability.interviews import CATEGORIES, questions_for
+    from sim.scenario import load_scenario
+
+    town = load_scenario("smallville25")
+    full = questions_for(town)
+    sampled = questions_for(town, per_category=1, seed=3)
+    assert len(full) == 25 * 25 and len(sampled) == 25 * len(CATEGORIES)
+    for agent in {q.agent for q in sampled}:
+        asked = [q for q in sampled if q.agent == agent]
+        assert sorted(q.category for q in asked) == sorted(CATEGORIES)
+        assert set(asked) <= set(full)
+    assert questions_for(town, per_category=1, seed=3) == sampled
+    assert questions_for(town, per_category=1, seed=4) != sampled

@@ -1,10 +1,12 @@
 """A day plan by choosing, for an agent whose written plan was unusable.
 
 A 135M model rarely writes a day it could follow (it copies the prompt's example), but it
-can choose: each part of the day, at the routine's times, is picked among the activities the
-routine has around that time, what the inner voice asked, and visits to the places the
-agent's memories name (a party at Hobbs Cafe), each scored after a prompt with the agent's
-memories and calibrated against a neutral prompt, as places are.
+can choose. The day's parts are the routine's (every two hours without one) and one at each
+time a remembered invitation names with a place (the party at Hobbs Cafe at 5 pm). A part
+with a reason to leave the routine is a choice between the routine's activity and that
+reason (the inner voice for the part under way, the visit at the invitation's time), scored
+after a prompt with the agent's memories and calibrated against a neutral prompt, as places
+are; a part with nothing else to do keeps the routine's activity without a question.
 """
 
 from __future__ import annotations
@@ -31,9 +33,17 @@ class Slot:
     options: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ChosenDay:
+    """Timed items for `day_steps`, and how many parts were a real choice (two options)."""
+
+    items: list[str]
+    choices: int
+
+
 def choose_days(
     agents: Sequence[GenerativeAgent], areas: Sequence[str], minds: Minds, moment: datetime
-) -> list[list[str]]:
+) -> list[ChosenDay]:
     """For each agent, timed items ("9:00 am: open the cafe") from `moment` to bedtime, each
     chosen by the model; one scoring batch for all agents."""
     if not agents:
@@ -43,9 +53,14 @@ def choose_days(
         (_prompt(agent, slot, moment), list(slot.options))
         for agent, own in zip(agents, slots, strict=True)
         for slot in own
+        if len(slot.options) > 1
     ]
     chosen = iter(c.option for c in minds.choose(requests, "plan choice", PLAN_CHOICE_BASELINE))
-    return [_timed(own, [next(chosen) for _ in own]) for own in slots]
+    picks = [[next(chosen) if len(s.options) > 1 else s.options[0] for s in own] for own in slots]
+    return [
+        ChosenDay(_timed(own, picked), sum(len(s.options) > 1 for s in own))
+        for own, picked in zip(slots, picks, strict=True)
+    ]
 
 
 def day_slots(agent: GenerativeAgent, areas: Sequence[str], moment: datetime) -> list[Slot]:
@@ -60,10 +75,7 @@ def day_slots(agent: GenerativeAgent, areas: Sequence[str], moment: datetime) ->
         for start in _every(moment, end, timedelta(hours=SLOT_HOURS))
     ]
     slots = [
-        Slot(
-            max(start, moment),
-            _distinct([*(voice if n == 0 else []), what, *(w for _, w in routine[n + 1 : n + 2])]),
-        )
+        Slot(max(start, moment), _distinct([*(voice if n == 0 else []), what]))
         for n, (start, what) in enumerate(routine)
     ]
     for at, visit in _timed_visits(agent, areas, moment, end):

@@ -50,6 +50,7 @@ class DayPlan(_Event):
     source: str = "model"  # written by the model, or "chosen ..." part by part
     steps: str = ""
     model_wrote: str | None = None
+    choices: int | None = None  # a chosen plan's parts that were a choice between two options
 
 
 class Decomposed(_Event):

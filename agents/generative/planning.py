@@ -121,9 +121,10 @@ def plan_days(
     memories: list[NewMemory] = []
     events: list[Event] = []
     for agent, reply, steps in zip(due, replies, written, strict=True):
-        source = "model"
+        source, choices = "model", None
         if agent in unusable:
-            steps, source = day_steps(agent, next(chosen), moment), CHOSEN
+            day = next(chosen)
+            steps, source, choices = day_steps(agent, day.items, moment), CHOSEN, day.choices
         listing = _adopt(agent, steps, moment)
         memories.append(
             agent.memory(
@@ -131,13 +132,22 @@ def plan_days(
             )
         )
         events.append(
-            DayPlan(agent=agent.name, source=source, steps=listing, model_wrote=reply[:300])
+            DayPlan(
+                agent=agent.name,
+                source=source,
+                steps=listing,
+                model_wrote=reply[:300],
+                choices=choices,
+            )
         )
     return memories, events
 
 
 CHOSEN = "chosen (the model's written plan had too few usable steps)"
-_EXAMPLE = {activity(parse_timed(step, datetime(2000, 1, 1))[1]) for step in PLAN_EXAMPLE}
+# The example's words: a step made of them alone ("breakfast at home", "lunch") is a copy.
+_EXAMPLE = {
+    w for step in PLAN_EXAMPLE for w in re.findall(r"[a-z]+", parse_timed(step, datetime.now())[1])
+}
 
 
 def _day_prompt(agent: GenerativeAgent, moment: datetime) -> tuple[str, str]:
@@ -157,11 +167,19 @@ def _day_prompt(agent: GenerativeAgent, moment: datetime) -> tuple[str, str]:
 
 
 def _usable(reply: str, agent: GenerativeAgent, moment: datetime) -> list[str]:
-    """The reply's steps, less those that copy the prompt's example when it copies two or
-    more of them (one may be the agent's own: lunch is lunch)."""
+    """The reply's steps if enough of them are the agent's own, else none. Steps made of the
+    example's words alone ("breakfast at home", "lunch") are copies when there are two or
+    more of them (one may be the agent's own lunch); a step that repeats an earlier one is not
+    new either (the small model loops "dinner at the restaurant")."""
     items = parse_items(f"1) {clock_time(moment)}: {reply}", agent.config.plan_steps[1])
-    copied = [activity(parse_timed(i, moment)[1]) in _EXAMPLE for i in items]
-    return [i for i, copy in zip(items, copied, strict=True) if not copy or sum(copied) < 2]
+    said = [activity(parse_timed(item, moment)[1]).lower() for item in items]
+    copied = [set(re.findall(r"[a-z]+", what)) <= _EXAMPLE | _FILLER for what in said]
+    copying = sum(copied) >= 2
+    own = {what for what, copy in zip(said, copied, strict=True) if not (copy and copying)}
+    return items if len(own) >= agent.config.plan_steps[0] else []
+
+
+_FILLER = {"a", "an", "the", "at", "in", "on", "to", "and", "my", "his", "her", "their"}
 
 
 def _adopt(agent: GenerativeAgent, steps: list[PlanStep], moment: datetime) -> str:

@@ -59,12 +59,21 @@ def _plan(agent: GenerativeAgent, scorer: FakeScorer, wrote: str = COPIED) -> st
     return f"{event.source.split()[0]}: {event.steps}"
 
 
-def test_a_plan_that_copies_the_prompts_example_is_chosen_from_the_routine_parts() -> None:
-    planned = _plan(_agent(), Prefers("Johnson Park"))
-    assert planned.startswith("chosen: ")
-    # each part chooses between its own routine item and the next: the park wins twice
-    assert "07:00-12:00 walk in Johnson Park" in planned
-    assert "16:00-22:00 read at home" in planned and planned.endswith("sleep")
+def test_a_plan_that_copies_the_prompts_example_is_the_routine_when_nothing_calls_away() -> None:
+    scorer = Prefers("Johnson Park")
+    planned = _plan(_agent(), scorer)
+    assert planned == (
+        "chosen: 07:00-09:00 have breakfast; 09:00-12:00 walk in Johnson Park; "
+        "12:00-16:00 have lunch at home; 16:00-22:00 read at home; 22:00-06:00 sleep"
+    )
+    assert not scorer.asked  # each part had one candidate: no question
+
+
+def test_a_written_plan_that_loops_or_copies_in_other_words_is_not_usable() -> None:
+    loops = "breakfast at home\n2) 9:00 am: work at the office\n3) 12:00 pm: lunch\n" + "\n".join(
+        f"{n}) {h}:00 pm: dinner at the restaurant" for n, h in ((4, 3), (5, 5), (6, 7))
+    )
+    assert _plan(_agent(), Prefers("nothing"), loops).startswith("chosen: ")
 
 
 def test_a_written_plan_with_enough_own_steps_is_kept() -> None:

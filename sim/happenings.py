@@ -46,6 +46,7 @@ class Happenings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     plans: dict[str, int]  # day plans by source: written by the model, or chosen
+    plan_choices: int = 0  # parts of chosen plans that were a choice (the rest: the routine's)
     events: list[EventReactions]
     whispers: list[Whisper]
     conversations: int
@@ -66,6 +67,7 @@ def happenings(events: Sequence[Event], areas: Sequence[str] = ()) -> Happenings
     plans = Counter(e.source.split(" ")[0] for e in events if isinstance(e, DayPlan))
     return Happenings(
         plans=dict(plans),
+        plan_choices=sum(e.choices or 0 for e in events if isinstance(e, DayPlan)),
         events=[_reactions(e, events) for e in events if isinstance(e, ObjectChange)],
         whispers=[
             Whisper(time=e.time, agent=e.agent, text=e.text)

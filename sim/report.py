@@ -103,7 +103,7 @@ def _hourly_places(events: list[Event]) -> str:
 
 _PLAN_SOURCES = {
     "model": "written by the model",
-    "chosen": "chosen by the model part by part",
+    "chosen": "made from the routine and the model's choices",
     "routine": "from the routine",  # runs from before plans were chosen
 }
 
@@ -116,7 +116,9 @@ def _happened(found: Happenings) -> list[str]:
     ended = ", ".join(f"{n} {why}" for why, n in sorted(found.ended_by.items())) or "none"
     parts = [
         "## What happened",
-        f"Day plans: {plans or 'none'}. Conversations: {found.conversations} "
+        f"Day plans: {plans or 'none'}"
+        + (f" ({found.plan_choices} parts were a choice)" if found.plans.get("chosen") else "")
+        + f". Conversations: {found.conversations} "
         f"({found.lines} lines; ended: {ended}). Reactions: {found.reactions}. "
         f"Reflections: {found.reflections} ({found.insights} insights).",
         f"Places: at {found.place_named} of the agents' ticks the activity named a place; the "

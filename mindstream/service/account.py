@@ -14,7 +14,7 @@ from mindstream.service.schemas import MemoryIn, MemoryOut, Strict
 from mindstream.service.users import KeyInfo, LastKey
 
 if TYPE_CHECKING:
-    from mindstream.service.app import Service
+    from mindstream.service.core import Service
 
 BATCH = 100
 

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
 if TYPE_CHECKING:
-    from mindstream.service.app import Service
+    from mindstream.service.core import Service
 
 
 def model_check(model: Any) -> str:

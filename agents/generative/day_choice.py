@@ -97,16 +97,27 @@ def _routine_times(agent: GenerativeAgent, moment: datetime) -> list[tuple[datet
 def _timed_visits(
     agent: GenerativeAgent, areas: Sequence[str], moment: datetime, end: datetime
 ) -> list[tuple[datetime, str]]:
-    """(time, "go to <area>") for each memory about today's plans that names a place and a
-    time still ahead today; the agent's own past plans are not invitations."""
+    """(time, "go to <area>") for each memory about today's plans that is an invitation; the
+    agent's own past plans are not invitations."""
     own_plan = f"{agent.name}'s plan for"
     visits: dict[datetime, str] = {}
     for text in agent.context(f"{agent.name}'s plans for today", moment):
-        at = _clock_mention(text, moment)
-        named = [a for a in areas if a.lower() in text.lower()]
-        if at is not None and moment < at < end and named and not text.startswith(own_plan):
-            visits.setdefault(at, f"go to {named[0]}")
+        found = invitation(text, areas, moment, end)
+        if found is not None and not text.startswith(own_plan):
+            visits.setdefault(*found)
     return sorted(visits.items())
+
+
+def invitation(
+    text: str, areas: Sequence[str], moment: datetime, end: datetime
+) -> tuple[datetime, str] | None:
+    """(when, "go to <area>") when `text` names one of the areas and a clock time between
+    `moment` and `end` ("the party at Hobbs Cafe from 5pm to 7pm")."""
+    at = _clock_mention(text, moment)
+    named = [a for a in sorted(areas, key=len, reverse=True) if a.lower() in text.lower()]
+    if at is None or not named or not moment < at < end:
+        return None
+    return at, f"go to {named[0]}"
 
 
 _CLOCK = re.compile(

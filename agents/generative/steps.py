@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from agents.generative.agent import GenerativeAgent
+from agents.generative.day_choice import invitation
 from agents.generative.events import ReactDecision, Reflected, Talked
 from agents.generative.loop import Outcome, Scene, Stage
 from agents.generative.planning import choose_places, decompose, plan_days, refresh_summaries
@@ -153,7 +154,22 @@ class Dialogue(_Everyone):
                 talking |= {agent.name, sight.subject}
                 pairs.append((agent, scene.agents[sight.subject]))
         memories, talks = converse(pairs, scene.minds, scene.moment, scene.tick, scene.step)
+        for (first, second), talk in zip(pairs, talks, strict=True):
+            _replan_if_invited((first, second), talk.lines, scene)
         return Outcome(memories, [Talked(**t.model_dump()) for t in talks])
+
+
+def _replan_if_invited(
+    pair: tuple[GenerativeAgent, GenerativeAgent], lines: list[tuple[str, str]], scene: Scene
+) -> None:
+    """A talk that names a place and a time later today (an invitation) makes both plan the
+    rest of the day again, with the talk among their memories (the visit becomes a choice)."""
+    said = " ".join(text for _, text in lines)
+    for agent in pair:
+        midnight = scene.moment.replace(hour=0, minute=0, second=0, microsecond=0)
+        end = midnight + timedelta(hours=agent.config.day_end_hour)
+        if invitation(said, scene.world.areas(), scene.moment, end) is not None:
+            agent.plan_date = None
 
 
 class ObjectReaction(_Everyone):

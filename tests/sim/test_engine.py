@@ -301,3 +301,19 @@ def test_over_a_served_model_each_agent_plans_on_its_own_thread_to_the_same_plan
     assert runs[True][:3] == runs[False][:3]
     assert len([t for t in runs[True][3] if t.startswith("mindstream-agent")]) == 2
     assert not [t for t in runs[False][3] if t.startswith("mindstream-agent")]
+
+
+def test_an_invitation_in_a_talk_makes_both_plan_the_day_again() -> None:
+    minds = scripted_minds()
+    minds.model.rules["starts a conversation"] = "Come to my party at the Cafe at 5 pm!"  # type: ignore[attr-defined]
+    stream = MemoryStream(InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance)
+    engine = Engine(scenario(), stream, minds, CONFIG)
+    assert [e.type for e in engine.step()].count("conversation") == 1  # 09:00
+    again = [e for e in engine.step() if e.type == "plan"]  # 09:10
+    assert sorted(p.agent for p in again) == ["Ann Lee", "Bob Ray"]
+
+
+def test_a_talk_without_a_time_and_place_changes_no_plan() -> None:
+    engine = _engine()
+    engine.step()
+    assert not [e for e in engine.step() if e.type == "plan"]

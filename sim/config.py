@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.generative.components import Cognition, MemoryAccess
-from agents.generative.persona import AgentConfig
+from agents.generative.config import AgentConfig
 from memory.records import ChangePolicy, MemoryKind, StreamConfig
 
 

@@ -9,9 +9,10 @@ from lm.lazy import attach_declared
 if TYPE_CHECKING:
     from agents.generative.agent import AgentState, GenerativeAgent
     from agents.generative.components import Cognition, MemoryAccess
+    from agents.generative.config import AgentConfig
     from agents.generative.loop import AgentLoop, Component, Outcome, Scene, Stage, Surroundings
     from agents.generative.minds import Minds
-    from agents.generative.persona import AgentConfig, Persona
+    from agents.generative.persona import Persona
     from agents.generative.plan import Plan, PlanStep
     from agents.generative.planning import choose_places, decompose, plan_days, refresh_summaries
     from agents.generative.social import (

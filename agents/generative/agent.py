@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.generative.persona import AgentConfig, Persona
+from agents.generative.config import AgentConfig
+from agents.generative.persona import Persona
 from agents.generative.plan import Plan, PlanStep
 from memory import MemoryKind, MemoryStream, NewMemory, new_memory
 

@@ -68,7 +68,7 @@ def day_slots(agent: GenerativeAgent, areas: Sequence[str], moment: datetime) ->
     the first of which may be what the inner voice asked, and a part at each time a memory
     names with a place (the party at Hobbs Cafe at 5 pm), which may be a visit there."""
     midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
-    end = midnight + timedelta(hours=agent.config.day_end_hour)
+    end = midnight + timedelta(hours=agent.config.planning.day_end_hour)
     voice = [what for v in agent.intentions if has_words(what := activity(v))]
     routine = _routine_times(agent, moment) or [
         (start, f"stay at {agent.persona.home.partition(':')[0]}")

@@ -1,4 +1,4 @@
-"""Who an agent is: the fixed part of its identity, and the configuration of its mind."""
+"""Who an agent is: the fixed part of its identity (its mind's configuration: `config`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.generative.components import Cognition
 from agents.generative.plan import parse_timed
 
 # The head of a timed routine item ("9:30 am" in "9:30 am: go to work").
@@ -53,45 +52,3 @@ class Persona(BaseModel):
     @property
     def first_name(self) -> str:
         return self.name.split()[0]
-
-
-class AgentConfig(BaseModel):
-    """Knobs of the agent's mind; the defaults suit the embedded 135M model."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    context_k: int = Field(6, ge=1, description="memories retrieved for a prompt")
-    summary_refresh_hours: float = Field(24.0, gt=0)
-    plan_steps: tuple[int, int] = (5, 8)
-    day_end_hour: int = Field(22, ge=1, le=24)
-    action_minutes: tuple[int, int] = (5, 15)
-    react_threshold: float = Field(
-        0.5, ge=0.0, le=1.0, description="P(yes) above which an agent stops for a person"
-    )
-    # Chosen on the reaction adapter's held-out built observations (objects and states it never
-    # trained on): balanced accuracy 0.963 at 0.25, against 0.893 for P >= 0.5 alone.
-    react_margin: float = Field(
-        0.25,
-        ge=0.0,
-        le=1.0,
-        description="an object's new state is reacted to when the reaction judge's P is this "
-        "much above its P for the same object idle",
-    )
-    reaction_minutes: int = Field(30, ge=5)
-    chat_cooldown_minutes: int = Field(60, ge=0, description="before the same pair talks again")
-    max_turns: int = Field(6, ge=2, description="dialogue lines in one conversation")
-    cognition: Cognition = Field(
-        default_factory=Cognition, description="the components that are on (for ablations)"
-    )
-    tokens: dict[str, int] = Field(
-        default_factory=lambda: {
-            "summary": 32,
-            "plan": 96,
-            "hourly": 64,
-            "actions": 64,
-            "reaction": 16,
-            "dialogue": 40,
-            "interview": 60,
-        },
-        description="new tokens per generation, per component",
-    )

@@ -76,7 +76,7 @@ def refresh_summaries(agents: Sequence[GenerativeAgent], minds: Minds, moment: d
                     SUMMARY_PREFILL.format(name=agent.name),
                 )
             )
-    replies = minds.generate(prompts, "summary", due[0].config.tokens["summary"])
+    replies = minds.generate(prompts, "summary", due[0].config.planning.tokens["summary"])
     width = len(SUMMARY_ASPECTS)
     for n, agent in enumerate(due):
         lines = [_sentence(agent, r) for r in replies[n * width : (n + 1) * width]]
@@ -87,7 +87,7 @@ def refresh_summaries(agents: Sequence[GenerativeAgent], minds: Minds, moment: d
 def _summary_due(agent: GenerativeAgent, moment: datetime) -> bool:
     if agent.summary_at is None:
         return True
-    return moment - agent.summary_at >= timedelta(hours=agent.config.summary_refresh_hours)
+    return moment - agent.summary_at >= timedelta(hours=agent.config.planning.summary_refresh_hours)
 
 
 def _sentence(agent: GenerativeAgent, reply: str) -> str:
@@ -109,13 +109,15 @@ def plan_days(
     if not due:
         return [], []
     replies = minds.generate(
-        [_day_prompt(a, moment) for a in due], "plan", due[0].config.tokens["plan"]
+        [_day_prompt(a, moment) for a in due], "plan", due[0].config.planning.tokens["plan"]
     )
     written = [
         day_steps(a, _usable(r, a, moment), moment) for a, r in zip(due, replies, strict=True)
     ]
     unusable = [
-        a for a, steps in zip(due, written, strict=True) if len(steps) - 1 < a.config.plan_steps[0]
+        a
+        for a, steps in zip(due, written, strict=True)
+        if len(steps) - 1 < a.config.planning.steps[0]
     ]
     chosen = iter(choose_days(unusable, areas, minds, moment))
     memories: list[NewMemory] = []
@@ -160,7 +162,7 @@ def _day_prompt(agent: GenerativeAgent, moment: datetime) -> tuple[str, str]:
             intentions="".join(f"{agent.name}'s inner voice: {v}\n" for v in agent.intentions),
             date=moment.strftime("%A %B %d"),
             time=now,
-            count=agent.config.plan_steps[1],
+            count=agent.config.planning.steps[1],
         ),
         DAY_PLAN_PREFILL.format(name=agent.name, time=now),
     )
@@ -171,12 +173,12 @@ def _usable(reply: str, agent: GenerativeAgent, moment: datetime) -> list[str]:
     example's words alone ("breakfast at home", "lunch") are copies when there are two or
     more of them (one may be the agent's own lunch); a step that repeats an earlier one is not
     new either (the small model loops "dinner at the restaurant")."""
-    items = parse_items(f"1) {clock_time(moment)}: {reply}", agent.config.plan_steps[1])
+    items = parse_items(f"1) {clock_time(moment)}: {reply}", agent.config.planning.steps[1])
     said = [activity(parse_timed(item, moment)[1]).lower() for item in items]
     copied = [set(re.findall(r"[a-z]+", what)) <= _EXAMPLE | _FILLER for what in said]
     copying = sum(copied) >= 2
     own = {what for what, copy in zip(said, copied, strict=True) if not (copy and copying)}
-    return items if len(own) >= agent.config.plan_steps[0] else []
+    return items if len(own) >= agent.config.planning.steps[0] else []
 
 
 _FILLER = {"a", "an", "the", "at", "in", "on", "to", "and", "my", "his", "her", "their"}
@@ -195,7 +197,7 @@ def _adopt(agent: GenerativeAgent, steps: list[PlanStep], moment: datetime) -> s
 def day_steps(agent: GenerativeAgent, items: Sequence[str], moment: datetime) -> list[PlanStep]:
     """Timed broad steps from `moment` to bedtime; items without a usable time share the gaps."""
     end = moment.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(
-        hours=agent.config.day_end_hour
+        hours=agent.config.planning.day_end_hour
     )
     if end <= moment:
         end = moment + timedelta(hours=1)
@@ -259,7 +261,7 @@ def _split(
         )
         for a, s in due
     ]
-    replies = minds.generate(prompts, component, due[0][0].config.tokens[component])
+    replies = minds.generate(prompts, component, due[0][0].config.planning.tokens[component])
     events: list[Event] = []
     for (agent, step), reply in zip(due, replies, strict=True):
         items = [
@@ -298,7 +300,7 @@ def _hours(step: PlanStep, items: list[str]) -> list[PlanStep]:
 def _actions(
     agent: GenerativeAgent, step: PlanStep, items: list[str], moment: datetime
 ) -> list[PlanStep]:
-    low, high = agent.config.action_minutes
+    low, high = agent.config.planning.action_minutes
     children: list[PlanStep] = []
     start = max(step.start, moment)  # what is left of the step; the rest is asked again later
     for item in items or [step.activity]:

@@ -59,8 +59,8 @@ class ReactOdds:
         does not)."""
         config = self.agent.config
         if self.baseline is None:
-            return self.p >= config.react_threshold
-        return self.p - self.baseline >= config.react_margin
+            return self.p >= config.reacting.threshold
+        return self.p - self.baseline >= config.reacting.margin
 
 
 def decide_reactions(
@@ -124,7 +124,7 @@ def react_to_objects(
         )
         for a, s in reactions
     ]
-    replies = minds.generate(prompts, "reaction", reactions[0][0].config.tokens["reaction"])
+    replies = minds.generate(prompts, "reaction", reactions[0][0].config.reacting.tokens)
     memories: list[NewMemory] = []
     events: list[Event] = []
     for (agent, sight), reply in zip(reactions, replies, strict=True):
@@ -132,7 +132,7 @@ def react_to_objects(
         what = what if has_words(what) else f"deal with {sight.text}"
         step = PlanStep(
             start=moment,
-            minutes=agent.config.reaction_minutes,
+            minutes=agent.config.reacting.minutes,
             activity=what,
             level=ACTION,
             place=sight.place,
@@ -171,7 +171,7 @@ def converse(
     """Turn by turn, every open conversation's next line in one batch; both remember it."""
     talks = [Conversation(first=a.name, second=b.name, place=a.location) for a, b in pairs]
     open_talks = list(range(len(pairs)))
-    max_turns = max((a.config.max_turns for a, _ in pairs), default=0)
+    max_turns = max((a.config.dialogue.max_turns for a, _ in pairs), default=0)
     for turn in range(max_turns):
         if not open_talks:
             break
@@ -186,7 +186,7 @@ def converse(
             if turn > 0 and any(word in line.lower() for word in FAREWELLS):
                 talks[i].ended_by = "farewell"
                 continue
-            if turn + 1 < speaker.config.max_turns:
+            if turn + 1 < speaker.config.dialogue.max_turns:
                 still_open.append(i)
         open_talks = still_open
     return _remember(pairs, talks, moment, tick, step), talks
@@ -205,7 +205,7 @@ def _next_lines(
     prompts: list[str | tuple[str, str]] = [
         _line_prompt(pair, talk, turn, moment) for pair, talk in talks
     ]
-    tokens = talks[0][0][0].config.tokens["dialogue"]
+    tokens = talks[0][0][0].config.dialogue.tokens
     replies = minds.generate(prompts, "dialogue", tokens)
     lines = [_new_line(r, *talk, turn) for r, talk in zip(replies, talks, strict=True)]
     stale = [n for n, line in enumerate(lines) if line is None]
@@ -317,5 +317,5 @@ def interview(
     ]
     if not prompts:
         return []
-    replies = minds.generate(prompts, "interview", questions[0][0].config.tokens["interview"])
+    replies = minds.generate(prompts, "interview", questions[0][0].config.dialogue.interview_tokens)
     return [sentences(r, limit=3, max_words=60) for r in replies]

@@ -132,7 +132,7 @@ class Reacting(_Everyone):
 def _salient(agent: GenerativeAgent, scene: Scene) -> Sight | None:
     """The one new thing an agent may react to: a free person not talked to lately, or a
     changed object."""
-    cooldown = timedelta(minutes=agent.config.chat_cooldown_minutes)
+    cooldown = timedelta(minutes=agent.config.dialogue.cooldown_minutes)
     for sight in scene.fresh.get(agent.name, []):
         if not sight.is_agent:
             return sight
@@ -167,7 +167,7 @@ def _replan_if_invited(
     said = " ".join(text for _, text in lines)
     for agent in pair:
         midnight = scene.moment.replace(hour=0, minute=0, second=0, microsecond=0)
-        end = midnight + timedelta(hours=agent.config.day_end_hour)
+        end = midnight + timedelta(hours=agent.config.planning.day_end_hour)
         if invitation(said, scene.world.areas(), scene.moment, end) is not None:
             agent.plan_date = None
 

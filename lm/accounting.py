@@ -144,7 +144,7 @@ class BusyClock:
             return self._seconds + running
 
 
-MODEL_BUSY = BusyClock()  # every served request of this process (`lm.served.Endpoint.call`)
+MODEL_BUSY = BusyClock()  # every served request of this process (`lm.endpoint.Endpoint.call`)
 
 
 class _LedgerCallback(BaseCallbackHandler):

@@ -15,6 +15,7 @@ import re
 import string
 from typing import Any, Protocol
 
+from lm.endpoint import Endpoint
 from lm.errors import DecisionParseError, ScoringInputError
 from lm.prompts import (
     CHOICE_INSTRUCTION,
@@ -24,7 +25,6 @@ from lm.prompts import (
     SCORE_INSTRUCTION,
     YES_NO_INSTRUCTION,
 )
-from lm.served import Endpoint
 
 LETTERS = string.ascii_uppercase
 TOP_LOGPROBS = 20

@@ -51,7 +51,7 @@ def resolve_model(
 
 def endpoint_of(config: ModelConfig) -> Any:
     """The server endpoint a served spec names."""
-    from lm.served import Endpoint
+    from lm.endpoint import Endpoint
 
     return Endpoint(
         url=config.base_url(), model=config.spec.partition(":")[2], config=config.served

@@ -12,8 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
+from lm.endpoint import Endpoint
 from lm.errors import ServedModelError, ServerUnreachableError
-from lm.served import Endpoint
 from lm.served_likelihood import Step, Tokens, parallel, step_logprobs
 
 ADAPTERS = {

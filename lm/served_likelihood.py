@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from lm.accounting import CallLedger
+from lm.endpoint import Endpoint
 from lm.errors import ScoringInputError, ServedModelError
 from lm.scoring import (
     NO_LABELS,
@@ -33,7 +34,6 @@ from lm.scoring import (
     scale_labels,
     yes_share,
 )
-from lm.served import Endpoint
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 from lm.accounting import CallLedger
 from lm.config import ScorerPath
 from lm.decisions import Answered, DecisionPath, GeneratedPath, LogprobPath, SystemOnePath
+from lm.endpoint import Endpoint
 from lm.errors import ServedModelError, ServerUnreachableError
 from lm.scoring import scale_labels
-from lm.served import Endpoint
 from lm.served_likelihood import ServedLikelihoodScorer
 
 T = TypeVar("T")

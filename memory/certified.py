@@ -9,13 +9,14 @@ few passes over cache-resident float32 arrays.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from memory.quantized import scale_add_into
+from memory.quantized import Int8Codes, Scratch, scale_add_into
 from memory.ranking import (
     BlockSummary,
+    Scored,
     bounds,
     contenders,
     contenders_by_summary,
@@ -25,8 +26,44 @@ from memory.ranking import (
 )
 
 if TYPE_CHECKING:
-    from memory.index import OwnerIndex, Scored
     from memory.records import RetrievalWeights
+
+
+class OwnerIndex(Protocol):
+    """What certification reads of an owner's index (`memory.index.OwnerIndex` is one): its
+    rows' columns and caches, exact relevance of some rows, and exact scoring."""
+
+    size: int
+    version: int
+    codes: Int8Codes | None
+    growth32: np.ndarray
+    importance: np.ndarray
+    scratch: Scratch
+    prior: Prior
+    relevance_span_hint: float
+
+    def growth_bounds(self) -> tuple[float, float]: ...
+
+    def importance_norm(self) -> np.ndarray: ...
+
+    def exact_relevance(
+        self, query: np.ndarray, rows: np.ndarray | None, subset: np.ndarray | None
+    ) -> np.ndarray: ...
+
+    def score(
+        self, relevance: np.ndarray, weights: RetrievalWeights, k: int, rows: np.ndarray | None
+    ) -> Scored: ...
+
+    def score_subset(
+        self,
+        subset: np.ndarray,
+        relevance: np.ndarray,
+        extremes: np.ndarray,
+        weights: RetrievalWeights,
+        k: int,
+        rows: np.ndarray | None,
+    ) -> Scored: ...
+
 
 # Rows re-scored first, nearest each approximate extreme: their exact values rule out most of
 # the rest.

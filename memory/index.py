@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -30,8 +29,8 @@ from memory.quantized import (
     simsimd_available,
     thread_choices,
 )
+from memory.ranking import Scored, minmax
 from memory.ranking import bounds as _bounds
-from memory.ranking import minmax
 from memory.records import RetrievalWeights
 from memory.sevenbit import grown_codes
 
@@ -49,15 +48,6 @@ HALF_SCAN_ERROR = 2e-3  # growth is float32 (max 3e38): rebase long before it ov
 # "auto" measures the int8 pass against the float32 one from this size on, again at each
 # doubling; below it a float32 pass takes well under a millisecond anyway.
 AUTO_MIN_ROWS = 20_000
-
-
-@dataclass(frozen=True)
-class Scored:
-    rows: np.ndarray
-    score: np.ndarray
-    recency: np.ndarray
-    importance: np.ndarray
-    relevance: np.ndarray
 
 
 class OwnerIndex:

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from lm import CallLedger, DecisionParseError, ServedConfig, choose, p_yes, rate
 from lm.decisions import GeneratedPath, LogprobPath, _choice
-from lm.served import Endpoint, ServedChatModel, as_turns, strip_prefill
+from lm.endpoint import Endpoint
+from lm.served import ServedChatModel, as_turns, strip_prefill
 from lm.served_scorer import ServedScorer, probe
 from lm.server import free_port
 from mindstream.cli import app

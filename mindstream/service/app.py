@@ -6,7 +6,6 @@ of its store. The routers live beside this module: a user's (`memories`, `accoun
 admin's (`admin`), operations (`ops`) and the pages (`pages`).
 """
 
-
 from contextlib import asynccontextmanager
 from typing import Any
 

@@ -28,9 +28,17 @@ REFLECTION_WAIT_S = 900
 
 
 def user_routes(service: Service) -> APIRouter:
+    """Every route acts on the caller's own memories (`User`: the key's user)."""
     User = Annotated[str, Depends(user_dependency(service))]
-    assistant = service.assistant
     router = APIRouter()
+    _memory_routes(router, service, User)
+    _knowledge_routes(router, service, User)
+    return router
+
+
+def _memory_routes(router: APIRouter, service: Service, User: Any) -> None:
+    """Chat and the memories themselves: add, list, read, forget, supersede, restore."""
+    assistant = service.assistant
 
     @router.post("/chat")
     def chat(body: ChatIn, me: User) -> Reply:
@@ -77,6 +85,12 @@ def user_routes(service: Service) -> APIRouter:
     def restore(memory_id: str, me: User) -> MemoryOut:
         """Undo a supersede (automatic or by hand); only a superseded memory, else 409."""
         return MemoryOut.of(assistant.restore(me, memory_id))
+
+
+def _knowledge_routes(router: APIRouter, service: Service, User: Any) -> None:
+    """What the memories add up to: search, corrections, reflections, export, stats; and
+    deleting the user."""
+    assistant = service.assistant
 
     @router.get("/search")
     def search(
@@ -128,8 +142,6 @@ def user_routes(service: Service) -> APIRouter:
     @router.delete("/me")
     def delete_me(me: User) -> dict[str, Any]:
         return delete_user(service, me)
-
-    return router
 
 
 def _count(values: Any) -> dict[str, int]:

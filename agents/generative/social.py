@@ -27,6 +27,8 @@ from memory import NewMemory
 
 FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")
 _NEXT_TURN = re.compile(r"(?<=[.!?,]\s)[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:")
+# What a line says, not how: "[smiling warmly]", "(raises hand)", a list dash.
+_STAGE_DIRECTION = re.compile(r"\[[^\]]*\]|\([^)]*\)|^\s*[-*]\s+")
 RETRY_TEMPERATURE = 0.8  # a line asked again after the greedy one said nothing new
 
 
@@ -288,7 +290,7 @@ def _line_prompt(
 def _clean_line(
     reply: str, speaker: GenerativeAgent, listener: GenerativeAgent, said: Sequence[str] = ()
 ) -> str:
-    line = first_line(reply)
+    line = _STAGE_DIRECTION.sub("", first_line(reply))
     for prefix in (f"{speaker.name}:", f"{speaker.persona.first_name}:"):
         line = line.removeprefix(prefix).strip()
     if line.startswith((f"{listener.name}:", f"{listener.persona.first_name}:")):

@@ -90,3 +90,17 @@ def test_a_repeated_line_is_asked_again_once_sampled_and_seeded() -> None:
     _, talks = converse([(klaus, sam)], minds, MOMENT, 7, TICK)
     assert talks[0].lines[1] == ("Sam Moore", "Yes, I'll bring a cake.")
     assert model.options[:3] == [{}, {}, {"temperature": RETRY_TEMPERATURE, "seed": 701}]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "[smiling warmly] I'm glad you came.",
+        "(raises hand) I'm glad you came.",
+        "- I'm glad you came.",
+    ],
+)
+def test_stage_directions_and_list_dashes_are_not_said(reply: str) -> None:
+    klaus, sam, minds = _pair({"starts a conversation": reply})
+    _, talks = converse([(klaus, sam)], minds, MOMENT, 1, TICK)
+    assert talks[0].lines[0] == ("Klaus Mueller", "I'm glad you came.")

@@ -15,19 +15,32 @@ unsuperseded, and says so once in the log: a write is never lost to change detec
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from collections.abc import Iterable, Sequence
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from memory import corrections
-from memory.records import ChangePolicy, MemoryRecord, MemoryStatus, ScoredMemory
-
-if TYPE_CHECKING:
-    from memory.stream import MemoryStream
+from memory.book import EditableBook
+from memory.records import ChangePolicy, MemoryKind, MemoryRecord, MemoryStatus, ScoredMemory
 
 log = logging.getLogger(__name__)
+
+
+class Neighbourhood(EditableBook, Protocol):
+    """The stream as change detection sees it: records, and an owner's earlier memories most
+    like a new one."""
+
+    def similar(
+        self,
+        record: MemoryRecord,
+        vector: np.ndarray,
+        *,
+        k: int,
+        kinds: Iterable[MemoryKind],
+        min_similarity: float,
+    ) -> list[tuple[MemoryRecord, float]]: ...
 
 
 @runtime_checkable
@@ -61,7 +74,7 @@ class ChangeDetector:
         self._latest: dict[str, dict[str, str]] = {}
 
     def check(
-        self, stream: MemoryStream, records: Sequence[MemoryRecord], vectors: np.ndarray
+        self, stream: Neighbourhood, records: Sequence[MemoryRecord], vectors: np.ndarray
     ) -> list[ChangeDecision]:
         """Judge the new `records` (already stored and indexed) and apply the decisions."""
         if not self.policy.enabled:
@@ -90,7 +103,7 @@ class ChangeDetector:
         return self._apply(stream, decisions)
 
     def _by_subject(
-        self, stream: MemoryStream, records: Sequence[MemoryRecord]
+        self, stream: Neighbourhood, records: Sequence[MemoryRecord]
     ) -> list[ChangeDecision]:
         """A new memory about a `subject` supersedes the owner's active one about it."""
         out = []
@@ -111,7 +124,7 @@ class ChangeDetector:
                 latest[str(subject)] = new.id
         return out
 
-    def _subjects(self, stream: MemoryStream, owner: str, batch: set[str]) -> dict[str, str]:
+    def _subjects(self, stream: Neighbourhood, owner: str, batch: set[str]) -> dict[str, str]:
         """subject -> the owner's newest memory about it (read from the stream once, before
         this batch)."""
         if owner not in self._latest:
@@ -144,7 +157,9 @@ class ChangeDetector:
             for (old, new, similarity), p in zip(pairs, probabilities, strict=True)
         ]
 
-    def _apply(self, stream: MemoryStream, decisions: list[ChangeDecision]) -> list[ChangeDecision]:
+    def _apply(
+        self, stream: Neighbourhood, decisions: list[ChangeDecision]
+    ) -> list[ChangeDecision]:
         """Supersede in the order the new memories came (so A, B, C that each replace the one
         before form the chain A -> B -> C), then note on each new memory its closest call.
         Statuses are read again here: the judge may have run with the stream unlocked, and a
@@ -187,7 +202,7 @@ def _decision(
     )
 
 
-def _note_closest(stream: MemoryStream, decisions: list[ChangeDecision]) -> None:
+def _note_closest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> None:
     """Each judged new memory keeps its highest P(replaces) and against which memory, so a
     near miss is visible in exports and pages."""
     best: dict[str, ChangeDecision] = {}

@@ -12,20 +12,15 @@ it; its `metadata["stale"]` says why it can no longer be trusted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from memory.book import EditableBook
 from memory.errors import MemoryStateError
-from memory.records import MemoryRecord, MemoryStatus, ScoredMemory
-
-if TYPE_CHECKING:
-    from memory.records import NewMemory
-    from memory.stream import MemoryStream
+from memory.records import MemoryRecord, MemoryStatus, NewMemory, ScoredMemory
 
 # What a supersede writes on the old memory; restore takes it off again.
 SUPERSEDE_KEYS = ("superseded_by", "superseded_at", "superseded_how", "supersede_p")
 
 
-def forget(stream: MemoryStream, memory_id: str) -> MemoryRecord:
+def forget(stream: EditableBook, memory_id: str) -> MemoryRecord:
     record = stream.get(memory_id)
     if record.status is MemoryStatus.FORGOTTEN:
         return record
@@ -34,13 +29,13 @@ def forget(stream: MemoryStream, memory_id: str) -> MemoryRecord:
     return forgotten
 
 
-def forget_all(stream: MemoryStream, owner: str) -> int:
+def forget_all(stream: EditableBook, owner: str) -> int:
     active = [r for r in stream.records(owner) if r.status is MemoryStatus.ACTIVE]
     stream.replace_many([(r, {"status": MemoryStatus.FORGOTTEN}) for r in active])
     return len(active)
 
 
-def newest_in_chain(stream: MemoryStream, memory_id: str) -> MemoryRecord:
+def newest_in_chain(stream: EditableBook, memory_id: str) -> MemoryRecord:
     """The active end of a memory's supersede chain (itself if active)."""
     record, seen = stream.get(memory_id), {memory_id}
     while record.status is MemoryStatus.SUPERSEDED:
@@ -58,7 +53,7 @@ def newest_in_chain(stream: MemoryStream, memory_id: str) -> MemoryRecord:
     return record
 
 
-def supersede(stream: MemoryStream, old_id: str, new: NewMemory) -> MemoryRecord:
+def supersede(stream: EditableBook, old_id: str, new: NewMemory) -> MemoryRecord:
     """Store `new` in place of the newest version of `old_id`; the old one is kept, marked."""
     current = newest_in_chain(stream, old_id)
     extra = {"supersedes": current.id}
@@ -72,7 +67,7 @@ def supersede(stream: MemoryStream, old_id: str, new: NewMemory) -> MemoryRecord
 
 
 def retire(
-    stream: MemoryStream,
+    stream: EditableBook,
     old: MemoryRecord,
     new: MemoryRecord,
     *,
@@ -99,7 +94,7 @@ def retire(
     return retired
 
 
-def replaced_by(stream: MemoryStream, record: MemoryRecord, limit: int) -> list[MemoryRecord]:
+def replaced_by(stream: EditableBook, record: MemoryRecord, limit: int) -> list[MemoryRecord]:
     """What `record` superseded, newest first, down its chain: the history shown beside what
     is true now (the assistant's prompt, the long-memory eval's context recall)."""
     out: list[MemoryRecord] = []
@@ -141,7 +136,7 @@ def after_replacements(results: list[ScoredMemory]) -> list[ScoredMemory]:
     return out
 
 
-def restore(stream: MemoryStream, memory_id: str) -> MemoryRecord:
+def restore(stream: EditableBook, memory_id: str) -> MemoryRecord:
     """Undo a supersede (a wrong automatic one, say): the memory is active again and its
     replacement no longer lists it. The replacement stays active: both are now believed."""
     record = stream.get(memory_id)
@@ -164,7 +159,7 @@ def restore(stream: MemoryStream, memory_id: str) -> MemoryRecord:
 
 
 def mark_dependents_stale(
-    stream: MemoryStream, memory_id: str, *, reason: str
+    stream: EditableBook, memory_id: str, *, reason: str
 ) -> list[MemoryRecord]:
     changes = [
         (d, {"metadata": {**d.metadata, "stale": True, "stale_reason": reason}})
@@ -174,5 +169,5 @@ def mark_dependents_stale(
     return stream.replace_many(changes)
 
 
-def stale_memories(stream: MemoryStream, owner: str) -> list[MemoryRecord]:
+def stale_memories(stream: EditableBook, owner: str) -> list[MemoryRecord]:
     return [r for r in stream.records(owner) if r.stale and r.status is MemoryStatus.ACTIVE]

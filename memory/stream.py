@@ -40,6 +40,7 @@ from memory.records import (
 )
 from memory.relevance import check_mode, gate, relevance
 from memory.stores.base import MemoryStore
+from memory.transfer import check_importable
 
 
 class MemoryStream:
@@ -389,10 +390,15 @@ class MemoryStream:
         return len(ids)
 
     def import_records(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
-        """Exported records back as they were (ids, times, statuses): `memory.transfer`."""
-        from memory.transfer import import_records
-
-        return import_records(self, records)
+        """Exported records back as they were (ids, times, statuses, evidence): stored and
+        indexed whole, nothing re-decided (`memory.transfer` checks them first)."""
+        check_importable(records, self.find)
+        if not records:
+            return []
+        vectors = self.embed([r.text for r in records])
+        self.store.put(list(records), vectors)
+        self._index(list(records), vectors)
+        return [self.get(r.id) for r in records]
 
     def forget_all(self, owner: str) -> int:
         return corrections.forget_all(self, owner)

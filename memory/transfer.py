@@ -7,20 +7,18 @@ holds what was superseded by what.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
 from memory.errors import InvalidMemoryError, MemoryStateError
 from memory.records import MemoryRecord
 
-if TYPE_CHECKING:
-    from memory.stream import MemoryStream
 
-
-def import_records(stream: MemoryStream, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
-    """Store and index whole records; refuses ids already present (`MemoryStateError`) and
-    evidence that cites neither an imported memory nor one of the same owner's."""
-    taken = [r.id for r in records if stream.find(r.id) is not None]
+def check_importable(
+    records: Sequence[MemoryRecord], find: Callable[[str], MemoryRecord | None]
+) -> None:
+    """Refuses ids already present (`find`) or repeated (`MemoryStateError`), and evidence
+    that cites neither an imported memory nor one of the same owner's."""
+    taken = [r.id for r in records if find(r.id) is not None]
     if taken or len({r.id for r in records}) != len(records):
         raise MemoryStateError(
             f"memory id {(taken or [r.id for r in records])[0]!r} exists (or is repeated): "
@@ -29,15 +27,9 @@ def import_records(stream: MemoryStream, records: Sequence[MemoryRecord]) -> lis
     coming = {r.id: r for r in records}
     for record in records:
         for cited in record.evidence:
-            source = coming.get(cited) or stream.find(cited)
+            source = coming.get(cited) or find(cited)
             if source is None or source.owner != record.owner:
                 raise InvalidMemoryError(f"evidence: {cited!r} is not a memory of {record.owner!r}")
-    if not records:
-        return []
-    vectors = stream.embed([r.text for r in records])
-    stream.store.put(list(records), vectors)
-    stream._index(list(records), vectors)
-    return [stream.get(r.id) for r in records]
 
 
 def importable(memory: dict[str, object], owner: str) -> MemoryRecord:

@@ -71,3 +71,44 @@ def test_the_command_line_loads_no_model_stack_until_a_command_needs_it() -> Non
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the first-party modules it imports (at the top, in a function or for typing
+    only); package facades (`__init__`, lazy) are left out as targets."""
+    files = {
+        ".".join(path.relative_to(REPO).with_suffix("").parts): path
+        for layer in LAYERS
+        for path in (REPO / layer).rglob("*.py")
+        if path.name != "__init__.py"
+    }
+    graph: dict[str, set[str]] = {name: set() for name in files}
+    for name, path in files.items():
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    target = full if full in files else node.module
+                    if target in files and target != name:
+                        graph[name].add(target)
+            elif isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name in files}
+    return graph
+
+
+def test_no_two_modules_import_each_other_even_for_typing() -> None:
+    graph = _module_graph()
+    reach: dict[str, set[str]] = {}
+
+    def reachable(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return seen
+
+    for name in graph:
+        reach[name] = reachable(name)
+    circles = sorted(name for name in graph if name in reach[name])
+    assert not circles, f"modules on an import circle: {circles}"

@@ -69,6 +69,12 @@ class Plan(BaseModel):
                 )
         self.steps = sorted([*kept, step], key=lambda s: (s.start, s.level))
 
+    def place_unplaced(self, moment: datetime, place: str) -> None:
+        """Give `place` to every step under way at `moment` that has none yet."""
+        for n, step in enumerate(self.steps):
+            if step.covers(moment) and step.place is None:
+                self.steps[n] = step.model_copy(update={"place": place})
+
     def set_place(self, step: PlanStep, place: str) -> PlanStep:
         placed = step.model_copy(update={"place": place})
         self.steps[self.steps.index(step)] = placed

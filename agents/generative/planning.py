@@ -318,13 +318,14 @@ def choose_places(
     agents: Sequence[GenerativeAgent], world: Places, minds: Minds, moment: datetime
 ) -> list[Event]:
     """Where each agent goes for its current step: the area and room the plan names ("at the
-    Oak Hill College library", "in the kitchen", "go home"), else chosen by the model among
-    the world's own; an area with one room needs no question."""
+    Oak Hill College library", "in the kitchen", "go home"); else where the step it is part of
+    already is (an action stays where its hour is); else chosen by the model among the world's
+    own, a choice the larger steps then keep. An area with one room needs no question."""
     due = [(a, s) for a in agents if (s := a.doing(moment)) is not None and s.place is None]
     if not due:
         return []
     areas = world.areas()
-    named = [_named_place(_plan_text(a, moment), a, areas, world) for a, _ in due]
+    named = [_named_or_kept(a, moment, areas, world) for a, _ in due]
     unnamed = [(a, s) for (a, s), (area, _) in zip(due, named, strict=True) if area is None]
     area_prompts = [
         AREA.format(name=a.name, home=a.persona.home, areas=", ".join(areas), activity=s.activity)
@@ -336,13 +337,28 @@ def choose_places(
     picked = [(area, room) if area is not None else (next(chosen), None) for area, room in named]
     rooms = _rooms(due, picked, world, minds)
     events: list[Event] = []
-    for (agent, step), (area, _), room in zip(due, picked, rooms, strict=True):
+    for (agent, step), (area, _), room, (given, _) in zip(due, picked, rooms, named, strict=True):
         place = f"{area}: {room}"
         agent.plan.set_place(step, place)
+        if given is None:  # the model's choice for what the agent does now: its larger steps too
+            agent.plan.place_unplaced(moment, place)
         if place != agent.location:
             events.append(Move(agent=agent.name, from_=agent.location, to=place))
         agent.location = place
     return events
+
+
+def _named_or_kept(
+    agent: GenerativeAgent, moment: datetime, areas: list[str], world: Places
+) -> tuple[str | None, str | None]:
+    """The place the plan names; else the place of the larger step under way (its area and
+    room), where the plan names no other area."""
+    area, room = _named_place(_plan_text(agent, moment), agent, areas, world)
+    kept = [s.place for s in agent.plan.steps if s.covers(moment) and s.place]
+    if kept and room is None and (area is None or kept[-1].startswith(f"{area}: ")):
+        kept_area, _, kept_room = kept[-1].partition(": ")
+        return kept_area, kept_room
+    return area, room
 
 
 def _rooms(

@@ -80,3 +80,49 @@ def test_an_area_with_one_room_needs_no_question_and_an_unnamed_one_is_chosen() 
     assert located == "Oak Hill College: classroom" and "library" in asked
     located, asked = _placed("relax for a while")
     assert located == "Hobbs Cafe: cafe" and "Oak Hill College" in asked
+
+
+def test_an_action_stays_where_its_larger_step_is_without_a_new_question() -> None:
+    from datetime import timedelta
+
+    from agents.generative.plan import ACTION, DAY
+
+    scorer = Contrary()
+    minds = Minds(ScriptedChatModel(rules={}, default=""), scorer)
+    persona = Persona(name="Klaus Mueller", age=20, home="Oak Hill College dorm: Klaus's room")
+    agent = GenerativeAgent(persona, MemoryStream(InMemoryStore(), HashEmbeddings()))
+    first = PlanStep(start=NOW, minutes=10, activity="sharpen pencils", level=ACTION)
+    later = PlanStep(start=NOW + timedelta(minutes=10), minutes=10, activity="read", level=ACTION)
+    agent.plan = Plan(
+        steps=[
+            PlanStep(start=NOW, minutes=60, activity="work on his paper", level=DAY),
+            first,
+            later,
+        ]
+    )
+    choose_places([agent], WORLD, minds, NOW)
+    asked = len(scorer.options)
+    assert asked and agent.location == "Hobbs Cafe: cafe"  # the model's choice (see Contrary)
+    choose_places([agent], WORLD, minds, NOW + timedelta(minutes=10))
+    assert len(scorer.options) == asked  # no new question
+    assert [s.place for s in agent.plan.steps] == ["Hobbs Cafe: cafe"] * 3
+
+
+def test_an_action_that_names_another_place_goes_there() -> None:
+    from datetime import timedelta
+
+    from agents.generative.plan import ACTION, DAY
+
+    minds = Minds(ScriptedChatModel(rules={}, default=""), Contrary())
+    persona = Persona(name="Klaus Mueller", age=20, home="Oak Hill College dorm: Klaus's room")
+    agent = GenerativeAgent(persona, MemoryStream(InMemoryStore(), HashEmbeddings()))
+    day = PlanStep(start=NOW, minutes=60, activity="work", level=DAY, place="Hobbs Cafe: cafe")
+    fetch = PlanStep(
+        start=NOW + timedelta(minutes=10),
+        minutes=10,
+        activity="fetch a book from the library",
+        level=ACTION,
+    )
+    agent.plan = Plan(steps=[day, fetch])
+    choose_places([agent], WORLD, minds, NOW + timedelta(minutes=10))
+    assert agent.location == "Oak Hill College: library"

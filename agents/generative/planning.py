@@ -300,10 +300,12 @@ def _hours(step: PlanStep, items: list[str]) -> list[PlanStep]:
 def _actions(
     agent: GenerativeAgent, step: PlanStep, items: list[str], moment: datetime
 ) -> list[PlanStep]:
+    """The listed 5-15 minute actions from now, then the step's own activity to its end: a
+    short list is not asked again every tick (it was, for most agents of a 25-agent town)."""
     low, high = agent.config.planning.action_minutes
     children: list[PlanStep] = []
-    start = max(step.start, moment)  # what is left of the step; the rest is asked again later
-    for item in items or [step.activity]:
+    start = max(step.start, moment)
+    for item in items:
         minutes, raw = parse_duration(item)
         minutes = min(max(minutes or (low + high) // 2, low), high)
         what = activity(raw)
@@ -311,6 +313,9 @@ def _actions(
             break
         children.append(PlanStep(start=start, minutes=minutes, activity=what, level=ACTION))
         start += timedelta(minutes=minutes)
+    if start < step.end:
+        rest = _minutes(start, step.end)
+        children.append(PlanStep(start=start, minutes=rest, activity=step.activity, level=ACTION))
     return children
 
 

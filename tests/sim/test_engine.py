@@ -317,3 +317,12 @@ def test_a_talk_without_a_time_and_place_changes_no_plan() -> None:
     engine = _engine()
     engine.step()
     assert not [e for e in engine.step() if e.type == "plan"]
+
+
+def test_a_short_action_list_is_followed_by_the_hours_activity_not_asked_again() -> None:
+    engine = _engine()
+    engine.run(6)  # 09:00-09:50: one hour-long step each, listed as 10 + 15 minutes
+    assert engine.minds.requests["actions"] == 2  # once per agent, not once a tick
+    steps = engine.agents["Ann Lee"].plan.steps
+    rest = [s for s in steps if s.level == 2 and s.describe().startswith("09:25-10:00")]
+    assert rest and rest[0].activity == "drink coffee"  # the hour's own activity

@@ -369,6 +369,35 @@ def believability(
         console.print(f"{result['conditions'][name]}: μ {mu:.2f} ± {sigma:.2f}")
 
 
+@app.command("town-day")
+@clean_errors
+def town_day(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run folder of `mindstream sim run`.")],
+    compare: Annotated[
+        Path | None,
+        typer.Option(help="Another finished run of the same scenario to show beside it."),
+    ] = None,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """A finished town run's cost, counts and the paper's measures as a results section."""
+    from lab.experiments.town_day import run
+
+    for folder in (run_dir, *([compare] if compare else [])):
+        if not (folder / "summary.json").is_file():
+            raise FileNotFoundError(
+                f"{folder}: no summary.json (run `mindstream sim run` to the end)"
+            )
+    command = f"mindstream eval town-day {run_dir}" + (f" --compare {compare}" if compare else "")
+    destination = _destination(out, docs, "town-day")
+    result = run(run_dir, destination, compare, command)
+    day = result["day"]
+    console.print(
+        f"{day['agents']} agents, {day['sim_hours']:.1f} sim-hours, {day['wall_seconds']:.0f} s, "
+        f"{day['requests']} requests; written to {destination}"
+    )
+
+
 @app.command()
 @clean_errors
 def report() -> None:

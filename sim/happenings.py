@@ -21,6 +21,13 @@ from sim.events import (
     Tick,
 )
 
+# How a report names where day plans came from (`DayPlan.source`, first word).
+PLAN_SOURCES = {
+    "model": "written by the model",
+    "chosen": "made from the routine and the model's choices",
+    "routine": "from the routine",  # runs from before plans were chosen
+}
+
 
 class EventReactions(BaseModel):
     """One object's change of state and what the agents who saw it did."""

@@ -10,7 +10,7 @@ from typing import Any
 from memory import MemoryKind, MemoryStream
 from sim.checkpoint import RunFolder
 from sim.events import Event, RunSummary
-from sim.happenings import Happenings, happenings
+from sim.happenings import PLAN_SOURCES, Happenings, happenings
 from sim.plots import plot_diffusion, plot_timeline
 from sim.scenario import load_scenario
 
@@ -101,17 +101,10 @@ def _hourly_places(events: list[Event]) -> str:
     )
 
 
-_PLAN_SOURCES = {
-    "model": "written by the model",
-    "chosen": "made from the routine and the model's choices",
-    "routine": "from the routine",  # runs from before plans were chosen
-}
-
-
 def _happened(found: Happenings) -> list[str]:
     """Injected events with who saw and who reacted, whispers, and the day's counts."""
     plans = ", ".join(
-        f"{n} {_PLAN_SOURCES.get(source, source)}" for source, n in sorted(found.plans.items())
+        f"{n} {PLAN_SOURCES.get(source, source)}" for source, n in sorted(found.plans.items())
     )
     ended = ", ".join(f"{n} {why}" for why, n in sorted(found.ended_by.items())) or "none"
     parts = [

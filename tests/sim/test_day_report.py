@@ -66,3 +66,18 @@ def test_without_the_scenarios_threshold_the_configured_one_holds(tmp_path: Path
 def test_places_kept_counts_ticks_whose_activity_names_a_place(tmp_path: Path) -> None:
     text, _ = _day(tmp_path, 3)
     assert "Places: at " in text and "of the agents' ticks the activity named a place" in text
+
+
+def test_a_finished_day_becomes_a_results_section_with_its_counts(tmp_path: Path) -> None:
+    from lab.experiments.town_day import run
+
+    _day(tmp_path, 13, reflection_threshold=5)
+    out = tmp_path / "section"
+    result = run(tmp_path / "run", out, None, "mindstream eval town-day RUN")
+    text = (out / "town_day.md").read_text()
+    assert "## A town day: two friends, 2 agents" in text
+    assert f"| {result['day']['requests']} |" in text
+    assert "Day plans: 2 written by the model" in text and "Reflections: " in text
+    assert "| knows of the party | 50% | 100% |" in text
+    assert (out / "town_day_diffusion.png").is_file()
+    assert (out.parent / "results.md").is_file()  # the sections beside it, assembled

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -391,6 +392,9 @@ def town_day(
     command = f"mindstream eval town-day {run_dir}" + (f" --compare {compare}" if compare else "")
     destination = _destination(out, docs, "town-day")
     result = run(run_dir, destination, compare, command)
+    if docs:  # the published figures: bench/results keeps the same JSON beside the benches
+        bench = DEFAULT_SECTIONS.parents[1] / "bench" / "results" / "town_day.json"
+        shutil.copyfile(destination / "town_day.json", bench)
     day = result["day"]
     console.print(
         f"{day['agents']} agents, {day['sim_hours']:.1f} sim-hours, {day['wall_seconds']:.0f} s, "

@@ -11,6 +11,7 @@ with this config, 0.995.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -191,6 +192,15 @@ def engine_python() -> Path:
     return Path(__file__).resolve().parents[1] / ".engine" / "bin" / "python"
 
 
+def model_context(folder: Path, fallback: int = 2048) -> int:
+    """The context length a transformers model folder declares (`max_position_embeddings`)."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return fallback
+    return int(config.get("max_position_embeddings") or fallback)
+
+
 class VllmServer(ModelServer):
     """vLLM's OpenAI server (CPU build) as a child process: the fastest engine here, and one
     that gives chosen tokens' log-probabilities and tokenises chats, so the likelihood scorer
@@ -203,12 +213,15 @@ class VllmServer(ModelServer):
         *,
         dtype: str = "float32",
         kv_cache_gb: float = 1.0,
-        max_model_len: int = 2048,
+        max_model_len: int | None = None,
         adapters: bool = True,
         **options: Any,
     ) -> None:
+        """`max_model_len`: the longest prompt and reply; default the model's own context
+        (a reflection over 100 memories runs past 2048 tokens)."""
         super().__init__(folder, decision_config=None, **options)
-        self.dtype, self.kv_cache_gb, self.max_model_len = dtype, kv_cache_gb, max_model_len
+        self.dtype, self.kv_cache_gb = dtype, kv_cache_gb
+        self.max_model_len = max_model_len or model_context(Path(folder))
         self.adapters = adapters
 
     def command(self) -> list[str]:

@@ -406,7 +406,8 @@ def _named_place(
     the agent's own room to sleep at home."""
     area = next((a for a in sorted(areas, key=len, reverse=True) if a.lower() in text), None)
     home_area = world.area_of(agent.persona.home)
-    if area is None and any(word in text.split() for word in ("home", "sleep", "bed")):
+    own_room = _OWN_ROOM.search(text) is not None
+    if area is None and (own_room or any(w in text.split() for w in ("home", "sleep", "bed"))):
         area = home_area
     if area is None:
         unique = _rooms_named(text, [(a, r) for a in areas for r in world.rooms(a)])
@@ -416,10 +417,14 @@ def _named_place(
     rooms = _rooms_named(text, [(area, r) for r in world.rooms(area)])
     if rooms:
         return area, rooms[0][1]
-    resting = any(word in text.split() for word in ("sleep", "bed"))
+    resting = own_room or any(word in text.split() for word in ("sleep", "bed"))
     home_room = agent.persona.home.partition(": ")[2]
     at_home = resting and area == home_area and home_room in world.rooms(area)
     return area, home_room if at_home else None
+
+
+# The agent's own room, or being at home without saying so ("read in his room", "wake up").
+_OWN_ROOM = re.compile(r"\b(?:(?:his|her|their|my|own) room|wake up|get(?:s)? ready)\b")
 
 
 def _rooms_named(text: str, places: list[tuple[str, str]]) -> list[tuple[str, str]]:

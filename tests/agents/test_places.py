@@ -65,6 +65,8 @@ def _placed(activity: str) -> tuple[str | None, list[str]]:
             "Oak Hill College dorm: kitchen",
         ),
         ("sleep", "Oak Hill College dorm: Klaus's room"),
+        ("read in his room", "Oak Hill College dorm: Klaus's room"),
+        ("wake up and get ready", "Oak Hill College dorm: Klaus's room"),
     ],
 )
 def test_the_place_the_plan_names_wins_over_the_models_choice(activity: str, place: str) -> None:

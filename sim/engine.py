@@ -91,10 +91,10 @@ class Engine:
         moment = self.clock.now()
         events = self._apply_due(moment)
         events += self.loop.step(self._scene(moment))
-        events.append(self._whereabouts(moment))
         self.clock.tick()
         self.wall_seconds += time.perf_counter() - started
         self.model_seconds += self.minds.clock.seconds() - busy
+        events.append(self._whereabouts(moment))
         self._commit(events)
         return events
 
@@ -137,6 +137,8 @@ class Engine:
                 a.name: Whereabouts(place=a.location, doing=a.status(moment))
                 for a in self.agents.values()
             },
+            wall_seconds=round(self.wall_seconds, 2),
+            requests=sum(self.minds.requests.values()),
         )
 
     def _commit(self, events: list[Event]) -> None:

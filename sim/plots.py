@@ -26,11 +26,13 @@ def plot_timeline(events: list[Event], path: Path) -> Path | None:
     if not ticks:
         return None
     plt = _pyplot()
-    from matplotlib.dates import DateFormatter, date2num
+    from matplotlib.dates import DateFormatter, HourLocator, date2num
 
     names = list(ticks[0])
     areas = sorted({a.place.split(":")[0] for tick in ticks for a in tick.values()})
-    colours = {area: plt.get_cmap("tab10")(i % 10) for i, area in enumerate(areas)}
+    # tab20 for a town of more than ten areas (tab10 repeated colours: two areas read as one)
+    palette = plt.get_cmap("tab10" if len(areas) <= 10 else "tab20")
+    colours = {area: palette(i % palette.N) for i, area in enumerate(areas)}
     times = [float(date2num(t)) for t in moments]
     width = (times[1] - times[0]) if len(times) > 1 else 1 / 144
     figure, axis = plt.subplots(figsize=(9, 0.6 * len(names) + 1.5))
@@ -41,6 +43,9 @@ def plot_timeline(events: list[Event], path: Path) -> Path | None:
             area = tick[name].place.split(":")[0]
             axis.broken_barh([(when, width)], (row - 0.4, 0.8), color=colours[area])
     axis.set_yticks(range(len(names)), names)
+    span_hours = (times[-1] - times[0]) * 24
+    if span_hours >= 3:  # whole hours on a long run (the default picked 07:12, 09:36, ...)
+        axis.xaxis.set_major_locator(HourLocator(interval=max(1, round(span_hours / 8))))
     axis.xaxis.set_major_formatter(DateFormatter("%H:%M"))
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
     axis.legend(

@@ -42,6 +42,10 @@ class Tick(_Event):
 
     type: Literal["tick"] = "tick"
     agents: dict[str, Whereabouts] = {}
+    # the run's wall time and model requests so far (every segment), when the tick ended:
+    # what the first hours of a run cost can be read back (None in logs from before)
+    wall_seconds: float | None = None
+    requests: int | None = None
 
 
 class DayPlan(_Event):

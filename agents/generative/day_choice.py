@@ -78,10 +78,13 @@ def day_slots(agent: GenerativeAgent, areas: Sequence[str], moment: datetime) ->
         Slot(max(start, moment), _distinct([*(voice if n == 0 else []), what]))
         for n, (start, what) in enumerate(routine)
     ]
+    by_start = {slot.start: slot for slot in slots}
     for at, visit in _timed_visits(agent, areas, moment, end):
+        # a part already starting then offers the visit too; else a new part between
         under_way = [what for start, what in routine if start <= at][-1:]
-        slots.append(Slot(at, _distinct([visit, *under_way])))
-    return sorted(slots, key=lambda slot: slot.start)
+        there = by_start[at].options if at in by_start else tuple(under_way)
+        by_start[at] = Slot(at, _distinct([visit, *there]))
+    return sorted(by_start.values(), key=lambda slot: slot.start)
 
 
 def _routine_times(agent: GenerativeAgent, moment: datetime) -> list[tuple[datetime, str]]:

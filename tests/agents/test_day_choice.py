@@ -102,3 +102,9 @@ def test_without_a_timed_routine_the_day_is_parts_of_two_hours_at_home_or_a_visi
     slots = day_slots(agent, AREAS, MORNING)
     assert [s.start.hour for s in slots] == [7, 9, 11, 13, 15, 17, 19, 21]
     assert all(s.options == ("stay at Ann's house",) for s in slots)
+
+
+def test_an_invitation_at_a_routine_time_is_one_part_with_both_options() -> None:
+    agent = _agent(["Come to the party at Hobbs Cafe at 4 pm today."])
+    at_four = [s for s in day_slots(agent, AREAS, MORNING) if s.start.hour == 16]
+    assert [s.options for s in at_four] == [("go to Hobbs Cafe", "read at home")]

@@ -37,15 +37,6 @@ def admin_routes(service: Service) -> APIRouter:
     return router
 
 
-def _delete_user(service: Service, name: str) -> dict[str, Any]:
-    """Memories (reflections and what they taught TeachMe included) from store and index, the
-    key, the scheduled job."""
-    removed = service.assistant.delete_user(name) + service.teach.forget_user(name)
-    service.reflections.remove(name)
-    service.users.remove(name)
-    return {"user": name, "memories_removed": removed}
-
-
 def delete_user(service: Service, name: str) -> dict[str, Any]:
     """Memories (reflections and what they taught TeachMe included) from store and index, the
     key, the scheduled job."""

@@ -1,6 +1,7 @@
 """Generative agents (Park et al. 2023): persona, summary, perceive, plan, react, converse,
-interview. The batched steps live in `planning` and `social`, wrapped as components (`steps`)
-that the agent's loop (`loop`) runs every tick; `Minds` batches model calls."""
+interview. The batched steps live in `planning`, `day_choice`, `places` and `social`, wrapped
+as components (`steps`) that the agent's loop (`loop`) runs every tick; `Minds` batches model
+calls."""
 
 from typing import TYPE_CHECKING
 
@@ -13,8 +14,9 @@ if TYPE_CHECKING:
     from agents.generative.loop import AgentLoop, Component, Outcome, Scene, Stage, Surroundings
     from agents.generative.minds import Minds
     from agents.generative.persona import Persona
+    from agents.generative.places import choose_places
     from agents.generative.plan import Plan, PlanStep
-    from agents.generative.planning import choose_places, decompose, plan_days, refresh_summaries
+    from agents.generative.planning import decompose, plan_days, refresh_summaries
     from agents.generative.social import (
         Conversation,
         Sight,

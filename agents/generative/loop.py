@@ -18,7 +18,7 @@ from typing import Protocol
 from agents.generative.agent import GenerativeAgent
 from agents.generative.events import Event
 from agents.generative.minds import Minds
-from agents.generative.planning import Places
+from agents.generative.places import Places
 from agents.generative.social import Sight
 from memory import NewMemory
 

@@ -11,7 +11,8 @@ from agents.generative.agent import GenerativeAgent
 from agents.generative.day_choice import invitation
 from agents.generative.events import ReactDecision, Reflected, Talked
 from agents.generative.loop import Outcome, Scene, Stage
-from agents.generative.planning import choose_places, decompose, plan_days, refresh_summaries
+from agents.generative.places import choose_places
+from agents.generative.planning import decompose, plan_days, refresh_summaries
 from agents.generative.social import Sight, converse, decide_reactions, react_to_objects
 from reflection import Reflector
 

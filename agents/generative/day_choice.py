@@ -20,7 +20,7 @@ from agents.generative.agent import GenerativeAgent
 from agents.generative.minds import Minds
 from agents.generative.plan import parse_timed
 from agents.generative.prompts import PLAN_CHOICE, PLAN_CHOICE_BASELINE
-from agents.generative.text import activity, has_words
+from agents.generative.text import activity, bullets, clock_time, has_words
 
 SLOT_HOURS = 2  # the parts of a day without a timed routine
 
@@ -147,10 +147,10 @@ def _prompt(agent: GenerativeAgent, slot: Slot, moment: datetime) -> str:
     return PLAN_CHOICE.format(
         summary=agent.description(),
         name=agent.name,
-        context="\n".join(f"- {c}" for c in context) or "- (nothing yet)",
+        context=bullets(context),
         intentions="".join(f"{agent.name}'s inner voice: {v}\n" for v in agent.intentions),
         date=moment.strftime("%A %B %d"),
-        time=slot.start.strftime("%I:%M %p").lstrip("0").lower(),
+        time=clock_time(slot.start),
     )
 
 
@@ -160,7 +160,7 @@ def _timed(slots: Sequence[Slot], chosen: Sequence[str]) -> list[str]:
     previous = None
     for slot, what in zip(slots, chosen, strict=True):
         if what != previous:
-            items.append(f"{slot.start.strftime('%I:%M %p').lstrip('0').lower()}: {what}")
+            items.append(f"{clock_time(slot.start)}: {what}")
         previous = what
     return items
 

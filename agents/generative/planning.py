@@ -32,18 +32,10 @@ from agents.generative.prompts import (
     SUMMARY_ASPECTS,
     SUMMARY_PREFILL,
 )
-from agents.generative.text import activity, has_words, sentences
+from agents.generative.text import activity, bullets, clock_time, has_words, sentences
 from memory import NewMemory
 
 WAKE_HOUR = 6
-
-
-def clock_time(moment: datetime) -> str:
-    return moment.strftime("%I:%M %p").lstrip("0").lower()
-
-
-def bullets(texts: Sequence[str]) -> str:
-    return "\n".join(f"- {t}" for t in texts) or "- (nothing yet)"
 
 
 def refresh_summaries(agents: Sequence[GenerativeAgent], minds: Minds, moment: datetime) -> None:

@@ -13,7 +13,6 @@ from agents.generative.agent import GenerativeAgent
 from agents.generative.events import Event, Reaction
 from agents.generative.minds import Minds
 from agents.generative.plan import ACTION, PlanStep
-from agents.generative.planning import bullets, clock_time
 from agents.generative.prompts import (
     DIALOGUE_LINE,
     INTERVIEW,
@@ -22,7 +21,15 @@ from agents.generative.prompts import (
     REACTION_PREFILL,
     SPEAKER_PREFILL,
 )
-from agents.generative.text import activity, clauses, first_line, has_words, sentences
+from agents.generative.text import (
+    activity,
+    bullets,
+    clauses,
+    clock_time,
+    first_line,
+    has_words,
+    sentences,
+)
 from memory import NewMemory
 
 FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")

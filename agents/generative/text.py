@@ -1,9 +1,11 @@
-"""Cleaning a small model's free text: first line, no repeated sentences, bounded length."""
+"""Cleaning a small model's free text (first line, no repeated sentences, bounded length), and
+writing the prompts' small pieces (a clock time, a bullet list)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE_END = re.compile(r"(?<=,)\s+")
@@ -71,3 +73,11 @@ def activity(text: str, max_words: int = 12) -> str:
 def has_words(text: str) -> bool:
     """At least one real word (not only numbers, times and punctuation)."""
     return bool(re.search(r"[A-Za-z]{3,}", text))
+
+
+def clock_time(moment: datetime) -> str:
+    return moment.strftime("%I:%M %p").lstrip("0").lower()
+
+
+def bullets(texts: Sequence[str]) -> str:
+    return "\n".join(f"- {t}" for t in texts) or "- (nothing yet)"

@@ -1,8 +1,8 @@
 """Plug-in for `shared/bench/retrieval_anchors.py` (`--project memory.anchors`).
 
 It runs the stream's own hot path, `OwnerIndex`, on the harness's arrays: the same
-vectorised scoring every `MemoryStream.retrieve` uses. `MINDSTREAM_BENCH_PRECISION=float16`
-stores embeddings at half precision.
+vectorised scoring every `MemoryStream.retrieve` uses. `MINDSTREAM_BENCH_PRECISION` sets the
+index's precision (auto, float32 or int8).
 """
 
 from __future__ import annotations

@@ -13,17 +13,15 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from memory.quantized import Int8Codes, Scratch, scale_add_into
+from memory.quantized import Codes, Scratch, scale_add_into
 from memory.ranking import (
     BlockSummary,
-    Scored,
-    bounds,
     contenders,
     contenders_by_summary,
-    minmax,
     near_extremes,
     ranking_at,
 )
+from memory.scoring import Columns, Scored, bounds, minmax, prior_into, score_rows, top_k
 
 if TYPE_CHECKING:
     from memory.records import RetrievalWeights
@@ -31,11 +29,11 @@ if TYPE_CHECKING:
 
 class OwnerIndex(Protocol):
     """What certification reads of an owner's index (`memory.index.OwnerIndex` is one): its
-    rows' columns and caches, exact relevance of some rows, and exact scoring."""
+    rows' columns and caches, and exact relevance of some rows."""
 
     size: int
     version: int
-    codes: Int8Codes | None
+    codes: Codes | None
     growth32: np.ndarray
     importance: np.ndarray
     scratch: Scratch
@@ -50,19 +48,7 @@ class OwnerIndex(Protocol):
         self, query: np.ndarray, rows: np.ndarray | None, subset: np.ndarray | None
     ) -> np.ndarray: ...
 
-    def score(
-        self, relevance: np.ndarray, weights: RetrievalWeights, k: int, rows: np.ndarray | None
-    ) -> Scored: ...
-
-    def score_subset(
-        self,
-        subset: np.ndarray,
-        relevance: np.ndarray,
-        extremes: np.ndarray,
-        weights: RetrievalWeights,
-        k: int,
-        rows: np.ndarray | None,
-    ) -> Scored: ...
+    def columns(self, rows: np.ndarray | None) -> Columns: ...
 
 
 # Rows re-scored first, nearest each approximate extreme: their exact values rule out most of
@@ -139,26 +125,6 @@ class Prior:
         return prior_into(out, growth, self._g_low, self._g_span, importance_norm, w_rec, w_imp)
 
 
-def prior_into(
-    out: np.ndarray,
-    growth: np.ndarray,
-    g_low: float,
-    g_span: float,
-    importance_norm: np.ndarray,
-    w_rec: float,
-    w_imp: float,
-) -> np.ndarray:
-    """out = w_rec·(growth − g_low)/g_span + w_imp·importance_norm, in float32 (recency is 0.5
-    when its span is 0, as in the score)."""
-    out[:] = 0.0 if g_span else 0.5 * w_rec
-    if w_rec and g_span:
-        np.subtract(growth, np.float32(g_low), out=out)
-        out *= np.float32(w_rec / g_span)
-    if w_imp:
-        out += np.float32(w_imp) * importance_norm
-    return out
-
-
 def int8_search(
     index: OwnerIndex,
     query: np.ndarray,
@@ -208,12 +174,13 @@ def certified_top_k(
     and a row below the approximate k-th minus 2·delta cannot win (`_exact_top_k` re-scores
     far fewer).
     """
+    columns = index.columns(rows)
     if approx.size == 0:
-        return index.score(approx, weights, k, rows)
+        return top_k(columns, approx, weights, k)
     exact_extremes = _exact_extremes(index, query, rows, approx, factor, eps, summary)
     r_low, r_span = bounds(exact_extremes)
     if r_span <= 2 * eps:  # relevance (nearly) flat: re-score everything exactly
-        return index.score(index.exact_relevance(query, rows, None), weights, k, rows)
+        return top_k(columns, index.exact_relevance(query, rows, None), weights, k)
     if rows is None:
         index.relevance_span_hint = r_span
     prior_values, error = prior or _prior(index, weights, rows, approx.size)
@@ -229,8 +196,9 @@ def certified_top_k(
         ranking = approx[candidates]
     # ranking − shift is each candidate's score to within delta
     shift = weights.relevance * r_low / r_span
+    estimate = ranking - shift
     return _exact_top_k(
-        index, query, rows, candidates, ranking - shift, delta, exact_extremes, weights, k
+        index, query, columns, candidates, estimate, delta, exact_extremes, weights, k
     )
 
 
@@ -268,7 +236,7 @@ def _exact_extremes(
 def _exact_top_k(
     index: OwnerIndex,
     query: np.ndarray,
-    rows: np.ndarray | None,
+    columns: Columns,
     candidates: np.ndarray,
     estimate: np.ndarray,
     delta: float,
@@ -280,16 +248,17 @@ def _exact_top_k(
 
     The k best by estimate are scored exactly first; their k-th exact score is at most the
     true k-th, so only candidates whose estimate reaches it minus delta can still win."""
+    rows = columns.rows
     order = np.argsort(-estimate, kind="stable")
     first, rest = order[:k], order[k:]
     exact = index.exact_relevance(query, rows, candidates[first])
-    best = index.score_subset(candidates[first], exact, exact_extremes, weights, k, rows)
+    best = score_rows(columns, candidates[first], exact, exact_extremes, weights, k)
     rest = rest[estimate[rest] >= float(best.score.min()) - delta] if best.score.size else rest
     if rest.size == 0:
         return best
     picked = np.concatenate([first, rest])
     exact = np.concatenate([exact, index.exact_relevance(query, rows, candidates[rest])])
-    return index.score_subset(candidates[picked], exact, exact_extremes, weights, k, rows)
+    return score_rows(columns, candidates[picked], exact, exact_extremes, weights, k)
 
 
 def _prior(

@@ -19,7 +19,7 @@ import functools
 import os
 import sys
 import threading
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -140,6 +140,29 @@ class FirstPass(NamedTuple):
     factor: float
     eps: float
     summary: BlockSummary | None = None
+
+
+class Codes(Protocol):
+    """A first pass over an index's rows whose relevance is certified to within eps per row:
+    int8 codes (`Int8Codes`) or, from SEVEN_BIT_FROM rows, seven-bit ones (`SevenBitCodes`).
+    The index keeps them in step with its rows; `memory.certified` turns a scan into the
+    exact top k."""
+
+    dimension: int
+    scale: float
+
+    def encode(self, start: int, vectors: np.ndarray, earlier: np.ndarray) -> None: ...
+
+    def resize(self, capacity: int, size: int) -> None: ...
+
+    def scan(
+        self,
+        query: np.ndarray,
+        size: int,
+        threads: int = 1,
+        prior: np.ndarray | None = None,
+        weight: float = 0.0,
+    ) -> FirstPass: ...
 
 
 class Int8Codes:

@@ -1,33 +1,14 @@
-"""Min-max helpers of the vectorised index: column bounds, normalisation, the rows near the
-extremes and the rows that could reach a top k."""
+"""What a certified first pass needs beyond the score: the rows near the extremes of its
+approximate relevance and the rows that could still reach a top k, searched by blocks."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 # Rows per block: of 512-4096, the fastest at a million rows (by ~0.15 ms).
 BLOCK = 2048
-
-
-@dataclass(frozen=True)
-class Scored:
-    """The top rows of a search and their score with its three normalised parts."""
-
-    rows: np.ndarray
-    score: np.ndarray
-    recency: np.ndarray
-    importance: np.ndarray
-    relevance: np.ndarray
-
-
-def bounds(values: np.ndarray) -> tuple[float, float]:
-    """Low end and span of the values; span 0 when they are (numerically) constant."""
-    low, high = float(values.min()), float(values.max())
-    span = high - low
-    return low, (span if span > 1e-12 * max(1.0, abs(high)) else 0.0)
 
 
 class BlockSummary(NamedTuple):
@@ -158,13 +139,3 @@ def _kth_largest(values: np.ndarray, k: int) -> float:
 def _within(pool: np.ndarray, values: np.ndarray, k: int, margin: float) -> np.ndarray:
     """The positions of `pool` whose value is at least the k-th largest minus `margin`."""
     return pool[values >= _kth_largest(values, k) - margin]
-
-
-def minmax(values: np.ndarray) -> np.ndarray:
-    """Scale to [0, 1]; a constant part becomes 0.5 (as the original code does)."""
-    if values.size == 0:
-        return values
-    low, high = values.min(), values.max()
-    if high - low <= 1e-12 * max(1.0, abs(float(high))):
-        return np.full(values.shape, 0.5, dtype=np.float32)
-    return ((values - low) / (high - low)).astype(np.float32, copy=False)

@@ -182,7 +182,7 @@ class StreamConfig(BaseModel):
         None, ge=1, description="re-rank only the N (at least k) most relevant memories"
     )
     dimension: int = Field(384, ge=1)
-    precision: Literal["float32", "float16", "int8", "auto"] = "auto"
+    precision: Literal["float32", "int8", "auto"] = "auto"
     ann_threshold: int | None = Field(None, ge=1)
     ann_candidates: int = Field(1000, ge=1)
     hybrid_alpha: float = Field(0.5, ge=0.0, le=1.0)

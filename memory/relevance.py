@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from memory.errors import InvalidMemoryError
-from memory.index import OwnerIndex, minmax
+from memory.index import OwnerIndex
+from memory.scoring import minmax
 from memory.lexical import LexicalIndex
 from memory.records import RelevanceMode
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory.kernels import seven_bit_kernels, seven_bit_products_into
-from memory.quantized import Int8Codes, peak, quantize
+from memory.quantized import Codes, Int8Codes, peak, quantize
 from memory.ranking import BlockSummary
 
 # Index capacity (rows) from which codes are seven-bit, where the CPU can scan them.
@@ -105,7 +105,7 @@ class SevenBitCodes(Int8Codes):
         return seven_bit_products_into(out[0], self.codes, size, query_codes, threads, prior, slope)
 
 
-def grown_codes(codes: Int8Codes, capacity: int, size: int, embeddings: np.ndarray) -> Int8Codes:
+def grown_codes(codes: Codes, capacity: int, size: int, embeddings: np.ndarray) -> Codes:
     """The codes of an index grown to `capacity` rows: from SEVEN_BIT_FROM rows seven-bit
     where this CPU can scan them (encoded once from the float32 rows), else `codes` resized."""
     if type(codes) is Int8Codes and capacity >= SEVEN_BIT_FROM and usable(codes.dimension):

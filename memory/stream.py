@@ -22,7 +22,8 @@ from memory.clock import Clock, SystemClock, to_hours
 from memory.embedder import ArrayEmbedder, Embedder
 from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
 from memory.importance import RateTexts
-from memory.index import OwnerIndex, Scored
+from memory.index import OwnerIndex
+from memory.scoring import Scored
 from memory.owner import OwnerState
 from memory.provenance import CitationGraph
 from memory.records import (

@@ -7,9 +7,9 @@ import numpy as np
 
 from memory.errors import InvalidMemoryError
 from memory.index import OwnerIndex
-from memory.scoring import minmax
 from memory.lexical import LexicalIndex
 from memory.records import RelevanceMode
+from memory.scoring import minmax
 
 MODES = ("embedding", "bm25", "hybrid")
 

@@ -23,7 +23,6 @@ from memory.embedder import ArrayEmbedder, Embedder
 from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
 from memory.importance import RateTexts
 from memory.index import OwnerIndex
-from memory.scoring import Scored
 from memory.owner import OwnerState
 from memory.provenance import CitationGraph
 from memory.records import (
@@ -40,6 +39,7 @@ from memory.records import (
     new_memory,
 )
 from memory.relevance import check_mode, gate, relevance
+from memory.scoring import Scored
 from memory.stores.base import MemoryStore
 from memory.transfer import check_importable
 

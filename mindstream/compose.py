@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from lm.served_adapters import ServedYesNo
     from lm.verifier import Verifier
     from memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
-    from memory.embedder import ArrayEmbedder
-    from reflection import Reflector
+    from memory.embedder import ArrayEmbedder, Embedder
+    from reflection import ReflectionConfig, Reflector
     from reflection.refeed import ReFeed, Retrieve
     from reflection.self_refine import Feedback, SelfRefine, Stop
     from sim.runner import RunParts
@@ -244,18 +244,21 @@ class Parts:
         clock: Clock | None = None,
         store: MemoryStore | None = None,
         policy: StreamConfig | None = None,
+        rater: CachedRater | None = None,
+        embedder: Embedder | None = None,
     ) -> MemoryStream:
         """A memory stream with `policy` (default: the configured retrieval policy) and its
-        change judge; importance is rated by the scorer, which is built only when a memory
-        without importance arrives."""
+        change judge; importance is rated by `rater` (default: the scorer, built only when a
+        memory without importance arrives). `embedder` replaces the configured one where the
+        embeddings are computed up front (an experiment's fixed set)."""
         from memory import MemoryStream
 
         policy = policy or self.config.stream
         return MemoryStream(
             store or self.store(path, create=create),
-            self.embedder,
+            embedder or self.embedder,
             clock=clock,
-            rater=self.rater(),
+            rater=rater or self.rater(),
             config=policy,
             judge=self.judge_for(policy),
         )
@@ -267,10 +270,19 @@ class Parts:
         return CachedRater(lambda texts: rate_importance(self.scorer_for("importance"), texts))
 
     # ---- components --------------------------------------------------------------------
-    def reflector(self, stream: MemoryStream) -> Reflector:
+    def reflector(
+        self,
+        stream: MemoryStream,
+        *,
+        model: BaseChatModel | None = None,
+        config: ReflectionConfig | None = None,
+    ) -> Reflector:
+        """Reflection on `stream` with the configured model and settings, or `model` (a run's
+        counted view) and `config` (a scenario's threshold)."""
         from reflection import Reflector
 
-        return Reflector(stream, self.chat_for("reflection"), self.config.reflection)
+        chat = model or self.chat_for("reflection")
+        return Reflector(stream, chat, config or self.config.reflection)
 
     def self_refine(
         self, *, feedback: Feedback | None = None, stop: Stop | None = None, **changes: Any
@@ -355,12 +367,11 @@ class Parts:
 
         return RunParts(
             minds=self.minds(batched=batched),
-            embedder=self.embedder,
+            build=self,
             sim=self.config.sim,
             stream=self.config.sim.stream,
             reflection=self.config.reflection,
             config_text=self.config.to_yaml() if keep_config else None,
-            judge=self.judge_for(self.config.sim.stream),
         )
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from agents.generative import AgentLoop, GenerativeAgent, Minds, Scene, town_day
 from agents.generative.events import Event, InnerVoice, ObjectChange, Tick, Whereabouts
 from memory import MemoryStream, NewMemory
-from reflection import ReflectionConfig, Reflector
+from reflection import Reflector
 from sim.checkpoint import Checkpoint, RunFolder
 from sim.clock import SimClock
 from sim.config import SimConfig
@@ -31,8 +31,10 @@ class Engine:
         minds: Minds,
         config: SimConfig | None = None,
         folder: RunFolder | None = None,
-        reflection: ReflectionConfig | None = None,
+        reflector: Reflector | None = None,
     ) -> None:
+        """`reflector`: how agents reflect (`sim.runner` makes it from the run's parts);
+        without one, agents do not reflect."""
         self.scenario = scenario
         self.config = config or SimConfig()
         self.stream = stream
@@ -45,20 +47,14 @@ class Engine:
             spec.name: GenerativeAgent(spec, stream, self.config.agent, spec.location)
             for spec in scenario.agents
         }
-        # Reflection's generation is counted in the run's ledger like every other component.
-        reflection = reflection or ReflectionConfig()
-        if scenario.reflection_threshold is not None:
-            reflection = reflection.model_copy(update={"threshold": scenario.reflection_threshold})
-        self.reflector = Reflector(stream, minds.counted_model("reflection"), reflection)
+        self.reflector = reflector
         self.tick = 0
         self.wall_seconds = 0.0  # over every segment of the run, resumed ones included
         self.model_seconds = 0.0  # of which a model call was under way
         self.pending: list[EventSpec] = sorted(scenario.events, key=lambda e: e.at)
         self.rng = random.Random(self.config.seed)
         self.log_size = 0
-        self.loop = AgentLoop(
-            town_day(self.reflector if self.config.reflect else None), stream.add_many
-        )
+        self.loop = AgentLoop(town_day(reflector if self.config.reflect else None), stream.add_many)
 
     # ---- user input --------------------------------------------------------------------
     def inject(self, place: str, state: str, at: datetime | None = None) -> None:

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import yaml
 
 from agents.generative import Minds, interview
-from memory import CachedRater, MemoryStream, StreamConfig
-from memory.embedder import Embedder
+from memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
 from memory.stores.chroma import ChromaStore
-from reflection import ReflectionConfig
+from reflection import ReflectionConfig, Reflector
 from sim.checkpoint import RunFolder
 from sim.config import town_stream
 from sim.engine import Engine, SimConfig
@@ -24,7 +23,23 @@ from sim.report import write_report
 from sim.scenario import Scenario, load_scenario
 from sim.world import World
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
 CONFIG_FILE = "config.yaml"
+
+
+class Builder(Protocol):
+    """How a run's memory stream and reflector are made: `mindstream.compose.Parts` is one,
+    with the configured embedder and the change judge the policy asks for."""
+
+    def stream(
+        self, *, store: MemoryStore, policy: StreamConfig, rater: CachedRater
+    ) -> MemoryStream: ...
+
+    def reflector(
+        self, stream: MemoryStream, *, model: BaseChatModel, config: ReflectionConfig
+    ) -> Reflector: ...
 
 
 @dataclass(frozen=True)
@@ -32,12 +47,11 @@ class RunParts:
     """What a run is built from; the composition root makes it from one configuration."""
 
     minds: Minds
-    embedder: Embedder
+    build: Builder
     sim: SimConfig = field(default_factory=SimConfig)
     stream: StreamConfig = field(default_factory=town_stream)
     reflection: ReflectionConfig = field(default_factory=ReflectionConfig)
     config_text: str | None = None  # the effective configuration, kept in the run folder
-    judge: Any = None  # the relation judge, when the town's change policy asks for one
 
 
 def check_inputs(scenario: Scenario, places: list[str], agents: list[str]) -> None:
@@ -57,7 +71,8 @@ def start_run(scenario: Scenario, out: Path, parts: RunParts) -> Engine:
     folder.create(yaml.safe_dump(scenario.model_dump(mode="json"), sort_keys=False))
     _keep_config(folder, parts)
     stream = _stream(ChromaStore.persistent(folder.memory), parts)
-    engine = Engine(scenario, stream, parts.minds, parts.sim, folder, parts.reflection)
+    reflector = _reflector(scenario, stream, parts)
+    engine = Engine(scenario, stream, parts.minds, parts.sim, folder, reflector)
     folder.save(engine.get_state())
     return engine
 
@@ -71,9 +86,9 @@ def resume_run(out: Path, parts: RunParts) -> tuple[Engine, int]:
     store = ChromaStore.persistent(folder.memory)
     dropped = folder.roll_back(store, state)
     _keep_config(folder, parts)
-    engine = Engine(
-        scenario, _stream(store, parts), parts.minds, parts.sim, folder, parts.reflection
-    )
+    stream = _stream(store, parts)
+    reflector = _reflector(scenario, stream, parts)
+    engine = Engine(scenario, stream, parts.minds, parts.sim, folder, reflector)
     engine.set_state(state)
     return engine, dropped
 
@@ -92,7 +107,17 @@ def _keep_config(folder: RunFolder, parts: RunParts) -> None:
 def _stream(store: ChromaStore, parts: RunParts) -> MemoryStream:
     """The run's memory: importance rated by the same (batched, counted) minds."""
     rater = CachedRater(parts.minds.rate_importance)
-    return MemoryStream(store, parts.embedder, rater=rater, config=parts.stream, judge=parts.judge)
+    return parts.build.stream(store=store, policy=parts.stream, rater=rater)
+
+
+def _reflector(scenario: Scenario, stream: MemoryStream, parts: RunParts) -> Reflector:
+    """Reflection at the scenario's threshold when it sets one, its generation counted in
+    the run's ledger like every other component."""
+    config = parts.reflection
+    if scenario.reflection_threshold is not None:
+        config = config.model_copy(update={"threshold": scenario.reflection_threshold})
+    model = parts.minds.counted_model("reflection")
+    return parts.build.reflector(stream, model=model, config=config)
 
 
 def summarize(engine: Engine, model: str, *, interviews: bool = True) -> RunSummary:

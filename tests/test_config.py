@@ -83,7 +83,8 @@ def test_the_sim_the_reflector_and_an_experiment_get_what_one_file_says(
     engine = start_run(load_scenario("smallville"), tmp_path / "run", parts.run_parts())
     town = engine.stream.config  # the town's policy, not the memory commands'
     assert (town.weights.relevance, town.decay) == (4.0, 0.98)
-    assert engine.reflector.config.threshold == 40.0 and engine.config.seed == 7
+    assert engine.reflector is not None and engine.reflector.config.threshold == 40.0
+    assert engine.config.seed == 7
     served = engine.minds.model
     endpoint = served.endpoint  # type: ignore[attr-defined]
     assert (endpoint.url, endpoint.model) == ("http://127.0.0.1:9/v1", "town-model")

@@ -27,6 +27,7 @@ from memory import MemoryKind, new_memory
 from mindstream.compose import Parts
 from mindstream.config import MindstreamConfig
 from sim.runner import RunParts, start_run
+from tests.plain_build import PlainBuild
 from tests.sim.conftest import scenario
 
 MARKERS = {
@@ -92,7 +93,7 @@ class ScriptedParts(Parts):
         self.judge = judge
 
     def run_parts(self, *, batched: bool = True, keep_config: bool = True) -> RunParts:
-        return RunParts(minds=Minds(EchoModel(), FakeScorer()), embedder=HashEmbeddings())
+        return RunParts(minds=Minds(EchoModel(), FakeScorer()), build=PlainBuild(HashEmbeddings()))
 
     def scorer_for(self, component: str) -> Any:
         return self.judge
@@ -106,7 +107,7 @@ def _town(folder: Path) -> Path:
     engine = start_run(
         scenario(),
         folder,
-        RunParts(minds=Minds(EchoModel(), FakeScorer()), embedder=HashEmbeddings()),
+        RunParts(minds=Minds(EchoModel(), FakeScorer()), build=PlainBuild(HashEmbeddings())),
     )
     moment = engine.clock.now() - timedelta(minutes=1)
     memories = [

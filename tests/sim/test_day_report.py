@@ -10,6 +10,7 @@ from lm.fakes import HashEmbeddings
 from reflection import ReflectionConfig
 from sim import SimConfig
 from sim.runner import RunParts, start_run, summarize
+from tests.plain_build import PlainBuild
 from tests.sim.conftest import scenario, scripted_minds
 
 INSIGHTS = {
@@ -23,7 +24,7 @@ def _day(tmp_path: Path, ticks: int, **changes: object) -> tuple[str, dict]:  # 
     minds.model.rules.update(INSIGHTS)  # type: ignore[attr-defined]
     parts = RunParts(
         minds=minds,
-        embedder=HashEmbeddings(),
+        build=PlainBuild(HashEmbeddings()),
         sim=SimConfig(reflect=True),
         reflection=ReflectionConfig(threshold=10_000, min_evidence_similarity=None),  # the
         # scenario's own threshold must win; hashed embeddings cannot tell support

@@ -12,6 +12,7 @@ from lm.fakes import HashEmbeddings
 from memory import InMemoryStore, MemoryKind, MemoryStream
 from sim import Engine, Scenario, SimConfig
 from sim.runner import RunParts, resume_run, start_run
+from tests.plain_build import PlainBuild
 from tests.sim.conftest import scenario, scripted_minds
 
 CONFIG = SimConfig(reflect=False)
@@ -163,7 +164,7 @@ def _final_state(folder: Path) -> tuple[dict[str, object], list[tuple[str, str, 
 
 
 def _parts(**options: int) -> RunParts:
-    return RunParts(minds=scripted_minds(**options), embedder=HashEmbeddings(), sim=CONFIG)
+    return RunParts(minds=scripted_minds(**options), build=PlainBuild(HashEmbeddings()), sim=CONFIG)
 
 
 def _one_area() -> Scenario:
@@ -245,7 +246,7 @@ def test_reflection_in_the_sim_is_counted_in_the_run_ledger(tmp_path: Path) -> N
         }
     )
     parts = RunParts(
-        minds=minds, embedder=HashEmbeddings(), reflection=ReflectionConfig(threshold=5)
+        minds=minds, build=PlainBuild(HashEmbeddings()), reflection=ReflectionConfig(threshold=5)
     )
     engine = start_run(scenario(), tmp_path / "run", parts)
     engine.step()

@@ -221,15 +221,22 @@ class Parts:
         )
 
     # ---- memory ------------------------------------------------------------------------
-    def store(self, path: Path | None = None, *, create: bool = True) -> MemoryStore:
-        """The configured store; a chroma folder at `path` (refused if missing and not `create`)."""
+    def store(
+        self, path: Path | None = None, *, create: bool = True, collection: str | None = None
+    ) -> MemoryStore:
+        """The configured store; a chroma folder at `path` (refused if missing and not
+        `create`). On a chroma server, `collection` names another collection than the
+        memories' (TeachMe's taught facts)."""
         from memory import ChromaStore, InMemoryStore, StorePathError
 
         kind = self.config.store.kind
         if kind == "memory":
             return InMemoryStore()
         if kind == "chroma-server":
-            return ChromaStore.http(self.config.store.host, self.config.store.port)
+            host, port = self.config.store.host, self.config.store.port
+            if collection is not None:
+                return ChromaStore.http(host, port, collection=collection)
+            return ChromaStore.http(host, port)
         if path is None:
             raise StorePathError("store path: none given (use --store FOLDER)")
         if not create and not path.exists():
@@ -301,15 +308,32 @@ class Parts:
         return ReFeed(self.chat_for("refeed"), self.scorer_for("refeed"), retrieve, config)
 
     def reasoner(
-        self, stream: MemoryStream, user: str = "user", **changes: Any
+        self,
+        stream: MemoryStream,
+        user: str = "user",
+        *,
+        scorer: Scorer | None = None,
+        checkers: tuple[Verifier | None, RelationJudge | None] | None = None,
+        writes: bool = True,
+        config: TeachMeConfig | None = None,
+        **changes: Any,
     ) -> TeachableReasoner:
+        """TeachMe on `stream` with the configured settings (`config` instead, `changes`
+        applied and validated). An experiment passes its memoised `scorer` and `checkers`;
+        `writes=False` leaves out the chat model (hypotheses by rule, no written premises)."""
         from agents.teachme import TeachableReasoner
 
-        config = _changed(self.config.teachme, changes)
-        scorer, model = self.scorer_for("teachme"), self.chat_for("teachme")
-        verifier, judge = self.teachme_checkers(config)
+        config = _changed(config or self.config.teachme, changes)
+        verifier, judge = checkers if checkers is not None else self.teachme_checkers(config)
+        model = self.chat_for("teachme") if writes else None
         return TeachableReasoner(
-            stream, scorer, model, user=user, config=config, verifier=verifier, judge=judge
+            stream,
+            scorer or self.scorer_for("teachme"),
+            model,
+            user=user,
+            config=config,
+            verifier=verifier,
+            judge=judge,
         )
 
     def teachme_checkers(

@@ -1,10 +1,15 @@
-"""A run's `Builder` for tests that run the sim without a configuration: a stream on the given
-embedder and a reflector on the given model (what `Parts` builds from a configuration)."""
+"""A `Builder` for tests that run the sim or the lab without a configuration: streams on the
+given embedder, reflectors and reasoners on what the test passes (what `Parts` builds from a
+configuration)."""
 
 from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 
+from agents.teachme import TeachableReasoner, TeachMeConfig
+from lm import Scorer
+from lm.judge import RelationJudge
+from lm.verifier import Verifier
 from memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
 from memory.embedder import Embedder
 from reflection import ReflectionConfig, Reflector
@@ -15,7 +20,7 @@ class PlainBuild:
         self.embedder = embedder
 
     def stream(
-        self, *, store: MemoryStore, policy: StreamConfig, rater: CachedRater
+        self, *, store: MemoryStore, policy: StreamConfig, rater: CachedRater | None = None
     ) -> MemoryStream:
         return MemoryStream(store, self.embedder, rater=rater, config=policy)
 
@@ -23,3 +28,16 @@ class PlainBuild:
         self, stream: MemoryStream, *, model: BaseChatModel, config: ReflectionConfig
     ) -> Reflector:
         return Reflector(stream, model, config)
+
+    def reasoner(
+        self,
+        stream: MemoryStream,
+        *,
+        scorer: Scorer,
+        checkers: tuple[Verifier | None, RelationJudge | None],
+        writes: bool,
+        config: TeachMeConfig,
+    ) -> TeachableReasoner:
+        assert not writes, "a plain build has no chat model"
+        verifier, judge = checkers
+        return TeachableReasoner(stream, scorer, config=config, verifier=verifier, judge=judge)

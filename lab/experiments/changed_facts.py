@@ -27,11 +27,10 @@ from rich.progress import track
 from lab.experiments.changed_facts_data import GENERATED, HAND, Item, load_templates
 from lab.experiments.openbookqa import DataError
 from lab.experiments.report import table, write_section
-from memory import InMemoryStore, ManualClock, MemoryStatus, MemoryStream, StreamConfig, new_memory
+from memory import InMemoryStore, ManualClock, MemoryStatus, StreamConfig, new_memory
 from memory.records import ChangePolicy
 
 if TYPE_CHECKING:
-    from lm.judge import RelationJudge
     from mindstream.compose import Parts
 
 K = 10
@@ -96,13 +95,13 @@ def live_through(
     distractors: list[str],
     vectors: dict[str, np.ndarray],
     policy: StreamConfig,
-    judge: RelationJudge | None,
+    parts: Parts,
 ) -> tuple[int | None, int | None, bool]:
     """(rank of the later statement, rank of the earlier, earlier superseded) for one item."""
     texts = [item.earlier, *distractors, item.later]
     days = [0, 1, 2, 3, 3 + GAP_DAYS]
-    stream = MemoryStream(
-        InMemoryStore(), _Fixed(vectors), clock=ManualClock(START), config=policy, judge=judge
+    stream = parts.stream(
+        store=InMemoryStore(), clock=ManualClock(START), policy=policy, embedder=_Fixed(vectors)
     )
     ids = []
     for text, day in zip(texts, days, strict=True):
@@ -156,9 +155,7 @@ def run(data: list[Path], out: Path, parts: Parts, command: str) -> dict[str, An
         tick = time.perf_counter()
         rows = []
         for item, source in track(items, description=name):
-            current, old, superseded = live_through(
-                item, chosen[item.id], vectors, policy, judge if policy.changes.enabled else None
-            )
+            current, old, superseded = live_through(item, chosen[item.id], vectors, policy, parts)
             right = judged(item, current, old, superseded)
             rows.append(
                 Outcome(

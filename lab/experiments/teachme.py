@@ -13,7 +13,7 @@ import random
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.progress import Progress
 
@@ -23,7 +23,7 @@ from lab.experiments.report import SECTIONS, table, write_section
 from lm import DEFAULT_MODEL_SPEC, MemoScorer, Scorer
 from lm.judge import RelationJudge
 from lm.verifier import MemoVerifier, Verifier
-from memory import InMemoryStore, MemoryStream, new_memory
+from memory import InMemoryStore, MemoryStore, MemoryStream, StreamConfig, new_memory
 from memory.embedder import Embedder
 
 if TYPE_CHECKING:
@@ -32,21 +32,40 @@ if TYPE_CHECKING:
 CURVE = tuple(range(10, 101, 10))  # % of the train questions seen
 
 
+class Builder(Protocol):
+    """What the lab builds its memories and reasoners with (`Parts` is one)."""
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def stream(self, *, store: MemoryStore, policy: StreamConfig) -> MemoryStream: ...
+
+    def reasoner(
+        self,
+        stream: MemoryStream,
+        *,
+        scorer: Scorer,
+        checkers: tuple[Verifier | None, RelationJudge | None],
+        writes: bool,
+        config: TeachMeConfig,
+    ) -> TeachableReasoner: ...
+
+
 class Lab:
     """One scorer and embedder; fresh memories on demand. The model is frozen, so each
     (context, answers) score is computed once and reused across curve points."""
 
     def __init__(
         self,
+        build: Builder,
         scorer: Scorer,
-        embedder: Embedder,
         spec: str = DEFAULT_MODEL_SPEC,
         config: TeachMeConfig | None = None,
         verifier: Verifier | None = None,
         judge: RelationJudge | None = None,
     ) -> None:
+        self.build = build
         self.scorer = MemoScorer(scorer)
-        self.embedder = embedder
         self.spec = spec
         self.config = config or TeachMeConfig(retrieve_k=5)
         self.verifier = None if verifier is None else MemoVerifier(verifier)
@@ -56,15 +75,21 @@ class Lab:
     def of(cls, parts: Parts) -> Lab:
         """The lab of a configuration: its scorer, embedder and TeachMe settings."""
         return cls(
+            parts,
             parts.scorer_for("teachme"),
-            parts.embedder,
             parts.config.model.spec,
             parts.config.teachme,
             *parts.teachme_checkers(parts.config.teachme),
         )
 
+    @property
+    def embedder(self) -> Embedder:
+        return self.build.embedder
+
     def reasoner(self, facts: list[tuple[str, str]]) -> TeachableReasoner:
-        stream = MemoryStream(InMemoryStore(), self.embedder)
+        """A reasoner taught `facts` (question id, fact), scoring only: no chat model, so
+        hypotheses come by rule and premises are not written."""
+        stream = self.build.stream(store=InMemoryStore(), policy=StreamConfig())
         stream.add_many(
             [
                 new_memory(
@@ -73,8 +98,9 @@ class Lab:
                 for qid, fact in facts
             ]
         )
-        return TeachableReasoner(
-            stream, self.scorer, config=self.config, verifier=self.verifier, judge=self.judge
+        checkers = (self.verifier, self.judge)
+        return self.build.reasoner(
+            stream, scorer=self.scorer, checkers=checkers, writes=False, config=self.config
         )
 
     def accuracy(

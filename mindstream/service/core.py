@@ -29,13 +29,12 @@ class Service:
         shared = parts.config.store
         self.lease = None
         if shared.kind == "chroma-server":  # replicas: users and TeachMe on the server too
-            from memory import ChromaStore
             from mindstream.service.registry import ChromaRegistry, ReplicaLease
 
             self.lease = ReplicaLease(shared.host, shared.port, config.replicas, config.replica)
             self.lease.acquire()  # before loading: a second process is refused at once
             self.users = Users(ChromaRegistry(shared.host, shared.port))
-            teach_store = ChromaStore.http(shared.host, shared.port, collection="teachme")
+            teach_store = parts.store(collection="teachme")
         else:
             self.users, teach_store = Users(JsonRegistry(config.data)), None
         self.assistant = parts.assistant(config.data / "memory")

@@ -271,9 +271,8 @@ def long_memory(
             "tests/data/long_memory.json is mindstream's own."
         ),
     ],
-    out: Annotated[
-        Path, typer.Option(help="Where the section goes (docs/results by default).")
-    ] = DEFAULT_SECTIONS,
+    out: OutOption = None,
+    docs: DocsOption = False,
     importance: Annotated[
         float | None,
         typer.Option(help="Give every turn this importance instead of rating it with the model."),
@@ -288,7 +287,7 @@ def long_memory(
 
     if importance is not None and not 1 <= importance <= 10:
         raise ValueError(f"--importance must be between 1 and 10 (got {importance:g})")
-    result = run(data, out, parts, importance, answer)
+    result = run(data, _destination(out, docs, "long-memory"), parts, importance, answer)
     for name, policy in result["policies"].items():
         recall = policy["recall"]["all"]
         console.print(
@@ -340,8 +339,12 @@ def believability(
     parts: Parts,
     run_dir: Annotated[Path, typer.Argument(help="A finished run folder of `mindstream sim run`.")],
     out: Annotated[
-        Path, typer.Option(help="Where the section and the resumable state go.")
-    ] = DEFAULT_SECTIONS,
+        Path | None,
+        typer.Option(
+            help="Where the section and the resumable state go (default runs/believability)."
+        ),
+    ] = None,
+    docs: DocsOption = False,
     judge_model: Annotated[
         str | None,
         typer.Option(help="Model spec of the judge (default: the interviewee's, --model)."),
@@ -365,7 +368,7 @@ def believability(
         "model.scorer": judge_scorer,
     }
     judge = parts.rebuilt({k: v for k, v in changes.items() if v is not None})
-    result = run(run_dir, out, parts, judge)
+    result = run(run_dir, _destination(out, docs, "believability"), parts, judge)
     for name, (mu, sigma) in sorted(result["trueskill"].items(), key=lambda item: -item[1][0]):
         console.print(f"{result['conditions'][name]}: μ {mu:.2f} ± {sigma:.2f}")
 

@@ -1,5 +1,5 @@
-"""An int8 first pass over the embedding matrix whose error is certified, and the start-up
-measurement that decides whether it is worth taking on this machine.
+"""An int8 first pass over the embedding matrix whose error is certified (`Codes`, the
+interface every first pass has; seven-bit codes in `memory.sevenbit`).
 
 Each row x is stored as int8 codes c at a scale s shared by every row (x ≈ s·c, round to
 nearest); the query q at its own scale (q ≈ t·d). Then

@@ -1,17 +1,34 @@
-"""Relevance of a query to an owner's memories (embedding, BM25 or both), and the gate that
-keeps only the most relevant candidates for the Park score to re-rank."""
+"""From a query to an owner's top k: relevance (embedding, BM25 or both), chroma's ANN
+prefilter, the gate that keeps only the most relevant candidates, and then the index."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 import numpy as np
 
 from memory.errors import InvalidMemoryError
 from memory.index import OwnerIndex
 from memory.lexical import LexicalIndex
-from memory.records import RelevanceMode
-from memory.scoring import minmax
+from memory.owner import OwnerState
+from memory.records import (
+    MemoryRecord,
+    RelevanceMode,
+    RetrievalWeights,
+    ScoredMemory,
+    StreamConfig,
+)
+from memory.scoring import Scored, minmax
 
 MODES = ("embedding", "bm25", "hybrid")
+Nearest = Callable[[np.ndarray, int], list[str]]  # ids of the n memories nearest a vector
+
+
+class Query(NamedTuple):
+    text: str
+    vector: np.ndarray | None  # its embedding; None for BM25 alone
+    mode: RelevanceMode
 
 
 def check_mode(mode: str) -> None:
@@ -50,3 +67,66 @@ def gate(
         return scores, rows
     chosen = np.sort(np.argpartition(-scores, keep - 1)[:keep])
     return scores[chosen], (chosen if rows is None else rows[chosen])
+
+
+def search(
+    state: OwnerState,
+    query: Query,
+    rows: np.ndarray | None,
+    weights: RetrievalWeights,
+    k: int,
+    config: StreamConfig,
+    nearest: Nearest,
+) -> Scored:
+    """The top k candidates (`rows`, or every memory) by the Park score. Embedding relevance
+    goes to the index's own search (past `ann_threshold` memories, on chroma's `nearest`
+    only); BM25, hybrid or a gate compute relevance here and the index scores it."""
+    index = state.index
+    if query.mode == "embedding" and config.gate is None:
+        assert query.vector is not None
+        if config.ann_threshold is not None and index.size > config.ann_threshold:
+            rows = _nearest_rows(index, nearest(query.vector, config.ann_candidates), rows)
+        return index.search(query.vector, weights, k, rows)
+    alpha = config.hybrid_alpha
+    scores = relevance(
+        state.index, state.lexical, query.text, query.vector, rows, query.mode, alpha
+    )
+    if config.gate is not None:
+        scores, rows = gate(scores, rows, max(config.gate, k))
+    return index.score(scores, weights, k, rows)
+
+
+def _nearest_rows(index: OwnerIndex, ids: list[str], rows: np.ndarray | None) -> np.ndarray:
+    """The rows of the ANN prefilter's ids, among `rows` when the query filtered already."""
+    found = np.array([index.row_of[i] for i in ids if i in index.row_of], dtype=np.int64)
+    return found if rows is None else np.intersect1d(found, rows)
+
+
+def scored_memories(
+    top: Scored, index: OwnerIndex, records: Mapping[str, MemoryRecord], now_hours: float
+) -> list[ScoredMemory]:
+    """The records of a search's top rows with their score and its parts."""
+    raw = index.recency_raw(top.rows, now_hours)
+    return [
+        ScoredMemory(
+            record=records[index.ids[row]],
+            score=float(top.score[i]),
+            recency=float(top.recency[i]),
+            importance=float(top.importance[i]),
+            relevance=float(top.relevance[i]),
+            recency_raw=float(raw[i]),
+        )
+        for i, row in enumerate(top.rows.tolist())
+    ]
+
+
+def most_similar(
+    index: OwnerIndex, vector: np.ndarray, rows: np.ndarray, k: int, min_similarity: float
+) -> list[tuple[int, float]]:
+    """The k of `rows` most similar to `vector` with cosine at least `min_similarity`: (row,
+    cosine), most similar first."""
+    if rows.size == 0:
+        return []
+    cosine = index.relevance(vector, rows)
+    best = np.argsort(-cosine, kind="stable")[:k]
+    return [(int(rows[n]), float(cosine[n])) for n in best.tolist() if cosine[n] >= min_similarity]

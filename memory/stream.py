@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -38,7 +39,7 @@ from memory.records import (
     StreamConfig,
     new_memory,
 )
-from memory.relevance import check_mode, gate, relevance
+from memory.relevance import Query, check_mode, most_similar, scored_memories, search
 from memory.scoring import Scored
 from memory.stores.base import MemoryStore
 from memory.transfer import check_importable
@@ -241,18 +242,7 @@ class MemoryStream:
             return []
         w = weights or self.config.weights
         top = self._top(owner, state, query, rows, mode, w, k)
-        raw = state.index.recency_raw(top.rows, to_hours(moment))
-        results = [
-            ScoredMemory(
-                record=self._records[state.index.ids[row]],
-                score=float(top.score[i]),
-                recency=float(top.recency[i]),
-                importance=float(top.importance[i]),
-                relevance=float(top.relevance[i]),
-                recency_raw=float(raw[i]),
-            )
-            for i, row in enumerate(top.rows.tolist())
-        ]
+        results = scored_memories(top, state.index, self._records, to_hours(moment))
         if touch:
             self._touch(state, top.rows, moment)
         changes = self.config.changes
@@ -273,25 +263,8 @@ class MemoryStream:
         mode = mode or self.config.mode
         check_mode(mode)
         vector = None if mode == "bm25" else self._embed([query])[0]
-        if mode == "embedding" and self.config.gate is None:
-            threshold = self.config.ann_threshold
-            if threshold is not None and state.index.size > threshold:
-                rows = self._ann_rows(owner, state, vector, rows)  # type: ignore[arg-type]
-            return state.index.search(vector, weights, k, rows)  # type: ignore[arg-type]
-        alpha = self.config.hybrid_alpha
-        scores = relevance(state.index, state.lexical, query, vector, rows, mode, alpha)
-        if self.config.gate is not None:
-            scores, rows = gate(scores, rows, max(self.config.gate, k))
-        return state.index.score(scores, weights, k, rows)
-
-    def _ann_rows(
-        self, owner: str, state: OwnerState, vector: np.ndarray, rows: np.ndarray | None
-    ) -> np.ndarray:
-        ids = self.store.nearest(owner, vector, self.config.ann_candidates)
-        found = np.array(
-            [state.index.row_of[i] for i in ids if i in state.index.row_of], dtype=np.int64
-        )
-        return found if rows is None else np.intersect1d(found, rows)
+        nearest = partial(self.store.nearest, owner)
+        return search(state, Query(query, vector, mode), rows, weights, k, self.config, nearest)
 
     def _touch(self, state: OwnerState, rows: np.ndarray, moment: datetime) -> None:
         state.index.touch(rows, to_hours(moment))
@@ -338,15 +311,8 @@ class MemoryStream:
         `vector`, at least `min_similarity`) among those that came before it."""
         state = self._owners[record.owner]
         rows = state.before(state.index.row_of[record.id], to_hours(record.created_at), kinds)
-        if rows.size == 0:
-            return []
-        cosine = state.index.relevance(vector, rows)
-        best = np.argsort(-cosine, kind="stable")[:k]
-        return [
-            (self._records[state.index.ids[rows[n]]], float(cosine[n]))
-            for n in best.tolist()
-            if cosine[n] >= min_similarity
-        ]
+        nearest = most_similar(state.index, vector, rows, k, min_similarity)
+        return [(self._records[state.index.ids[row]], cosine) for row, cosine in nearest]
 
     def recent(
         self, n: int, *, owner: str, kinds: Iterable[MemoryKind | str] | None = None

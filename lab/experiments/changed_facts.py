@@ -142,6 +142,13 @@ def judged(item: Item, current: int | None, old: int | None, superseded: bool) -
 def run(data: list[Path], out: Path, parts: Parts, command: str) -> dict[str, Any]:
     started = time.perf_counter()
     items = [(item, path.stem) for path in data for item in load_items(path)]
+    kinds = [item.kind for item, _ in items]
+    if not kinds.count("changed") or not kinds.count("compatible"):
+        names = ", ".join(str(path) for path in data)
+        raise DataError(
+            f"{names}: kind: needs both changed and compatible items (found "
+            f"{kinds.count('changed')} changed, {kinds.count('compatible')} compatible)"
+        )
     distractors = load_templates().distractors
     rng = random.Random(0)
     chosen = {item.id: rng.sample(distractors, 3) for item, _ in items}

@@ -206,7 +206,6 @@ def report(
     """Rebuild report.md, timeline.png and diffusion.png of a finished run from its log and
     summary; the metrics are measured again from its memories (read only, with this version's
     measures) and kept in summary.json."""
-    from memory import ChromaStore
     from sim import RunFolder
     from sim.events import read_summary
     from sim.metrics import measure
@@ -221,8 +220,7 @@ def report(
             f"{summary_path}: missing; run `mindstream sim run` to the end first"
         )
     parts = parts.under(saved_config(run_folder))
-    store = ChromaStore.persistent(folder.memory)
-    stream = parts.stream(store=store, policy=parts.config.sim.stream)
+    stream = parts.stream(store=folder.store(), policy=parts.config.sim.stream)
     stream.close()  # its records stay readable; the folder is not held
     metrics = measure(stream, load_scenario(folder.scenario), folder.events())
     summary = read_summary(summary_path).model_copy(update={"metrics": metrics})

@@ -56,6 +56,13 @@ class RunFolder:
         self.memory = self.root / "memory"
         self.scenario = self.root / "scenario.yaml"
 
+    def store(self) -> MemoryStore:
+        """The run's memories: a chroma folder inside the run folder whatever the configured
+        store is, so a run folder is whole on its own (copied, resumed, served)."""
+        from memory import ChromaStore
+
+        return ChromaStore.persistent(self.memory)
+
     def create(self, scenario_text: str) -> None:
         if self.checkpoint.exists():
             raise CheckpointError(

@@ -11,7 +11,6 @@ import yaml
 
 from agents.generative import Minds, interview
 from memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
-from memory.stores.chroma import ChromaStore
 from reflection import ReflectionConfig, Reflector
 from sim.checkpoint import RunFolder
 from sim.config import town_stream
@@ -70,7 +69,7 @@ def start_run(scenario: Scenario, out: Path, parts: RunParts) -> Engine:
     folder = RunFolder(out)
     folder.create(yaml.safe_dump(scenario.model_dump(mode="json"), sort_keys=False))
     _keep_config(folder, parts)
-    stream = _stream(ChromaStore.persistent(folder.memory), parts)
+    stream = _stream(folder.store(), parts)
     reflector = _reflector(scenario, stream, parts)
     engine = Engine(scenario, stream, parts.minds, parts.sim, folder, reflector)
     folder.save(engine.get_state())
@@ -83,7 +82,7 @@ def resume_run(out: Path, parts: RunParts) -> tuple[Engine, int]:
     folder = RunFolder(out)
     state = folder.load()
     scenario = load_scenario(folder.scenario)
-    store = ChromaStore.persistent(folder.memory)
+    store = folder.store()
     dropped = folder.roll_back(store, state)
     _keep_config(folder, parts)
     stream = _stream(store, parts)
@@ -104,7 +103,7 @@ def _keep_config(folder: RunFolder, parts: RunParts) -> None:
         (folder.root / CONFIG_FILE).write_text(parts.config_text, encoding="utf-8")
 
 
-def _stream(store: ChromaStore, parts: RunParts) -> MemoryStream:
+def _stream(store: MemoryStore, parts: RunParts) -> MemoryStream:
     """The run's memory: importance rated by the same (batched, counted) minds."""
     rater = CachedRater(parts.minds.rate_importance)
     return parts.build.stream(store=store, policy=parts.stream, rater=rater)

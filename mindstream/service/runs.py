@@ -152,22 +152,19 @@ class RunViews:
         """The run's memories as of the store's last write (read only: pages never touch)."""
         if name in self.live:
             return self.live[name]
-        folder = self.folder(name) / "memory"
-        if not folder.is_dir():
-            raise RunNotFound(f"run {name!r} has no memory store (no {folder})")
-        stamp = _stamp(folder.parent)
+        run = RunFolder(self.folder(name))
+        if not run.memory.is_dir():
+            raise RunNotFound(f"run {name!r} has no memory store (no {run.memory})")
+        stamp = _stamp(run.root)
         cached = self._streams.get(name)
         if cached is None or cached[0] != stamp:
-            self._streams[name] = (stamp, self._snapshot(folder))
+            self._streams[name] = (stamp, self._snapshot(run))
         return self._streams[name][1]
 
-    def _snapshot(self, folder: Path) -> MemoryStream:
+    def _snapshot(self, run: RunFolder) -> MemoryStream:
         """The stream keeps every record and vector in memory; closing its store releases the
         folder's lock and leaves it readable."""
-        from memory import ChromaStore
-
-        store = ChromaStore.persistent(folder)
-        stream = self.parts.stream(store=store, policy=self.parts.config.sim.stream)
+        stream = self.parts.stream(store=run.store(), policy=self.parts.config.sim.stream)
         stream.close()
         return stream
 

@@ -41,8 +41,15 @@ class ExportIn(Strict):
 
 
 def account_routes(service: "Service", user: Callable[..., str]) -> APIRouter:
-    User = Annotated[str, Depends(user)]
-    assistant, users = service.assistant, service.users
+    """A user's own account: keys, memories in bulk, sessions."""
+    router = APIRouter()
+    for part in (_key_routes, _bulk_routes, _session_routes):
+        router.include_router(part(service, Annotated[str, Depends(user)]))
+    return router
+
+
+def _key_routes(service: "Service", User: Any) -> APIRouter:
+    users = service.users
     router = APIRouter()
 
     @router.get("/keys")
@@ -73,6 +80,13 @@ def account_routes(service: "Service", user: Callable[..., str]) -> APIRouter:
             raise HTTPException(409, str(error)) from None
         return users.keys(me)
 
+    return router
+
+
+def _bulk_routes(service: "Service", User: Any) -> APIRouter:
+    assistant = service.assistant
+    router = APIRouter()
+
     @router.post("/memories/batch")
     def remember_many(body: BatchIn, me: User) -> list[MemoryOut]:
         items = [(m.text, _number(m.importance), m.kind) for m in body.memories]
@@ -96,6 +110,13 @@ def account_routes(service: "Service", user: Callable[..., str]) -> APIRouter:
         """An export (GET /v1/export) back into this account; its memory ids must be free."""
         imported = assistant.import_export(me, {"memories": body.memories})
         return {"user": me, "imported": len(imported)}
+
+    return router
+
+
+def _session_routes(service: "Service", User: Any) -> APIRouter:
+    assistant = service.assistant
+    router = APIRouter()
 
     @router.get("/sessions")
     def sessions(me: User) -> dict[str, int]:

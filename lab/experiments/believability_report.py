@@ -108,10 +108,13 @@ def _plot(r: dict[str, Any], path: Path) -> None:
 
     order = sorted(r["trueskill"], key=lambda c: -r["trueskill"][c][0])
     mus = [r["trueskill"][c][0] for c in order]
-    low = [mu - r["intervals"][c][0] for mu, c in zip(mus, order, strict=True)]
-    high = [r["intervals"][c][1] - mu for mu, c in zip(mus, order, strict=True)]
     figure, axes = plt.subplots(figsize=(7, 3.2))
-    axes.barh(range(len(order)), mus, xerr=[low, high], color="#6a8caf", capsize=4)
+    axes.barh(range(len(order)), mus, color="#6a8caf")
+    # The interval is drawn as it is: TrueSkill's μ depends on the order of the rankings, so
+    # the μ of all of them can fall outside the interval of resampled ones.
+    for row, condition in enumerate(order):
+        low, high = r["intervals"][condition]
+        axes.plot([low, high], [row, row], color="black", marker="|", markersize=10)
     axes.set_yticks(range(len(order)), [r["conditions"][c] for c in order])
     axes.invert_yaxis()
     axes.set_xlabel(f"TrueSkill μ (95% bootstrap), judge {r['judge'][-40:]}")

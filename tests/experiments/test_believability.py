@@ -260,3 +260,18 @@ def test_sampled_interviews_ask_each_agent_one_question_per_category_reproducibl
         assert set(asked) <= set(full)
     assert questions_for(town, per_category=1, seed=3) == sampled
     assert questions_for(town, per_category=1, seed=4) != sampled
+
+
+def test_the_plot_draws_a_mu_outside_its_bootstrap_interval(tmp_path: Path) -> None:
+    """TrueSkill's μ depends on the rankings' order, so the μ of all of them can lie outside
+    the interval of resampled ones (it did on the 25-agent day): the plot still draws."""
+    from lab.experiments.believability_report import _plot
+
+    result = {
+        "trueskill": {"full": (27.0, 1.0), "persona_baseline": (22.0, 1.0)},
+        "intervals": {"full": (27.5, 29.0), "persona_baseline": (20.0, 23.0)},
+        "conditions": {"full": "full agent", "persona_baseline": "persona only"},
+        "judge": "test",
+    }
+    _plot(result, tmp_path / "plot.png")
+    assert (tmp_path / "plot.png").stat().st_size > 0

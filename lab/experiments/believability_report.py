@@ -117,7 +117,7 @@ def _plot(r: dict[str, Any], path: Path) -> None:
         axes.plot([low, high], [row, row], color="black", marker="|", markersize=10)
     axes.set_yticks(range(len(order)), [r["conditions"][c] for c in order])
     axes.invert_yaxis()
-    axes.set_xlabel(f"TrueSkill μ (95% bootstrap), judge {r['judge'][-40:]}")
+    axes.set_xlabel(f"TrueSkill μ (95% bootstrap), judge {r['judge'].rsplit('/', 1)[-1][-40:]}")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)

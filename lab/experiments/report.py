@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ def build_report(sections: Path = SECTIONS) -> Path:
     ]
     names = sorted(p.stem for p in sections.glob("*.md"))
     for name in sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n)):
-        parts.append((sections / f"{name}.md").read_text())
+        parts.append(_linked_from_above((sections / f"{name}.md").read_text(), sections.name))
     target = sections.parent / "results.md"
     target.write_text("\n".join(parts))
     return target
@@ -53,3 +54,12 @@ def table(header: list[str], rows: list[list[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def _linked_from_above(markdown: str, folder: str) -> str:
+    """A section's images are beside it; from the report one folder up they are in `folder`."""
+    return re.sub(
+        r"\]\((?![a-z]+:|/|\.\./|" + re.escape(folder) + r"/)([^)\s]+\.png)\)",
+        r"](" + folder + r"/\1)",
+        markdown,
+    )

@@ -89,3 +89,13 @@ def test_report_is_rebuilt_from_sections(tmp_path: Path) -> None:
     assert text.index("## Self") < text.index("## Zeta")  # known sections first
     assert "mindstream eval zeta" in text
     assert json.loads((sections / "zeta.json").read_text())["command"] == "mindstream eval zeta"
+
+
+def test_a_sections_images_resolve_from_the_report_one_folder_up(tmp_path: Path) -> None:
+    sections = tmp_path / "results"
+    body = "## Day\n![plot](day.png) ![kept](results/curve.png) ![web](https://x.org/a.png)"
+    write_section("day", body, {"command": "x"}, out=sections)
+    text = build_report(sections).read_text()
+    assert "![plot](results/day.png)" in text
+    assert "![kept](results/curve.png)" in text and "(https://x.org/a.png)" in text
+    assert "![plot](day.png)" in (sections / "day.md").read_text()  # the section keeps its own

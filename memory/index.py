@@ -29,7 +29,7 @@ Column = Sequence[float] | Sequence[int] | np.ndarray
 _GROWTH = 1.5
 _HEADROOM = 1.25
 _MIN_CAPACITY = 1024
-_REBASE_LIMIT = 1e30
+_REBASE_LIMIT = 1e30  # growth is float32 (max 3e38): rebase long before it overflows
 _NO_BLAS_ROWS = 4096
 # "auto" times the codes' pass against the float32 one from this size on; below it a float32
 # pass takes well under a millisecond anyway (bench: 10k rows, the two within noise).

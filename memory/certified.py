@@ -21,7 +21,7 @@ from memory.ranking import (
     near_extremes,
     ranking_at,
 )
-from memory.scoring import Columns, Scored, bounds, minmax, prior_into, score_rows, top_k
+from memory.scoring import Columns, Scored, bounds, prior_into, score_rows, top_k
 
 if TYPE_CHECKING:
     from memory.records import RetrievalWeights
@@ -144,7 +144,7 @@ def int8_search(
         scan = codes.scan(query, index.size, threads)
         picked = scan.approx[rows]
         return certified_top_k(index, query, picked, scan.factor, scan.eps, weights, k, rows)
-    prior = _prior(index, weights, None, index.size)
+    prior = _prior(index, weights, index.columns(None), index.size)
     hint = index.relevance_span_hint
     ranked = prior[0] if hint else None
     scan = codes.scan(query, index.size, threads, ranked, weights.relevance / hint if hint else 0.0)
@@ -183,7 +183,7 @@ def certified_top_k(
         return top_k(columns, index.exact_relevance(query, rows, None), weights, k)
     if rows is None:
         index.relevance_span_hint = r_span
-    prior_values, error = prior or _prior(index, weights, rows, approx.size)
+    prior_values, error = prior or _prior(index, weights, columns, approx.size)
     slope = weights.relevance * factor / r_span
     delta = weights.relevance * eps / r_span + error
     k = min(k, approx.size)
@@ -264,23 +264,21 @@ def _exact_top_k(
 def _prior(
     index: OwnerIndex,
     weights: RetrievalWeights,
-    rows: np.ndarray | None,
+    columns: Columns,
     size: int,
 ) -> tuple[np.ndarray, float]:
     """The ranking's query-independent part (recency and importance) of every candidate, and
     the most rounding and a stale prior can move a row's value beyond what eps covers."""
+    rows = columns.rows
     w_rec, w_imp = weights.recency, weights.importance
     rounding = RANKING_ROUNDING * (weights.recency + weights.importance + weights.relevance)
-    g_low, g_span = index.growth_bounds() if rows is None else bounds(index.growth32[rows])
+    growth = None if rows is None else index.growth32[rows]  # gathered once
+    g_low, g_span = index.growth_bounds() if growth is None else bounds(growth)
     if w_rec and g_span:
         # growth32 holds growth to 6e-8 relative; centred, that is this much of w_rec.
         rounding += 2.4e-7 * abs(w_rec) * (abs(g_low) + g_span) / g_span
-    if rows is None:
+    if growth is None:
         prior, drift = index.prior.get(index, w_rec, w_imp)
         return prior, rounding + drift
     (term,) = index.scratch.buffer(1, size)
-    # unused without an importance weight: no pass over the candidates' importance then
-    importance_norm = minmax(index.importance[rows]) if w_imp else np.empty(0, np.float32)
-    return prior_into(
-        term, index.growth32[rows], g_low, g_span, importance_norm, w_rec, w_imp
-    ), rounding
+    return prior_into(term, growth, g_low, g_span, columns.importance_norm, w_rec, w_imp), rounding

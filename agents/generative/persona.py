@@ -52,3 +52,15 @@ class Persona(BaseModel):
     @property
     def first_name(self) -> str:
         return self.name.split()[0]
+
+    def describes(self, phrase: str) -> bool:
+        """Whether `phrase` says what this person is (its occupation, a trait, what a seed
+        memory says it is) rather than what it does: the small model lists "watercolour
+        painter" as Jennifer's activity for the hour."""
+        low = phrase.lower().strip()
+        if not low:
+            return False
+        if any(low in d.lower() for d in (self.occupation, *self.traits) if d):
+            return True
+        said_to_be = re.compile(rf"\bis (?:an? |the )?{re.escape(low)}\b")
+        return any(said_to_be.search(m.lower()) for m in self.memories)

@@ -152,7 +152,12 @@ def _usable(reply: str, agent: GenerativeAgent, moment: datetime) -> list[str]:
     more of them (one may be the agent's own lunch); a step that repeats an earlier one is not
     new either (the small model loops "dinner at the restaurant")."""
     items = parse_items(f"1) {clock_time(moment)}: {reply}", agent.config.planning.steps[1])
-    said = [activity(parse_timed(item, moment)[1]).lower() for item in items]
+    said = [
+        what
+        for item in items
+        if (what := activity(parse_timed(item, moment)[1]).lower())
+        and not agent.persona.describes(what)
+    ]
     copied = [set(re.findall(r"[a-z]+", what)) <= _EXAMPLE | _FILLER for what in said]
     copying = sum(copied) >= 2
     own = {what for what, copy in zip(said, copied, strict=True) if not (copy and copying)}
@@ -184,7 +189,7 @@ def day_steps(agent: GenerativeAgent, items: Sequence[str], moment: datetime) ->
     starts: list[tuple[datetime, str]] = []
     for when, raw in parsed:
         what = activity(raw)
-        if not has_words(what):
+        if not has_words(what) or agent.persona.describes(what):
             continue
         previous = starts[-1][0] if starts else None
         guess = moment if previous is None else previous + share
@@ -245,8 +250,7 @@ def _split(
         items = [
             item
             for raw in parse_items("1)" + reply, 12)
-            if has_words(item := parse_timed(raw, moment)[1])
-            and agent.persona.first_name.lower() not in item.lower()
+            if _does(agent, item := parse_timed(raw, moment)[1])
         ]
         children = _hours(step, items) if level == HOUR else _actions(agent, step, items, moment)
         agent.plan.decompose(step, children)
@@ -262,13 +266,26 @@ def _split(
     return events
 
 
+def _does(agent: GenerativeAgent, item: str) -> bool:
+    """A listed item is a usable activity for `agent`: not its name, a cut-off name ("raj"
+    for Rajiv) or what it is."""
+    what = activity(parse_duration(item)[1])
+    first = agent.persona.first_name.lower()
+    return (
+        has_words(what)
+        and first not in item.lower()
+        and not first.startswith(what.lower())
+        and not agent.persona.describes(what)
+    )
+
+
 def _hours(step: PlanStep, items: list[str]) -> list[PlanStep]:
     hours = math.ceil(step.minutes / 60)
     return [
         PlanStep(
             start=step.start + timedelta(hours=h),
             minutes=60,
-            activity=activity(items[h]) if h < len(items) else step.activity,
+            activity=(activity(items[h]) if h < len(items) else "") or step.activity,
             level=HOUR,
         )
         for h in range(hours)

@@ -128,3 +128,13 @@ def test_an_action_that_names_another_place_goes_there() -> None:
     agent.plan = Plan(steps=[day, fetch])
     choose_places([agent], WORLD, minds, NOW + timedelta(minutes=10))
     assert agent.location == "Oak Hill College: library"
+
+
+@pytest.mark.parametrize(
+    ("activity", "area"),
+    [("have breakfast", "Oak Hill College dorm"), ("have breakfast at Hobbs Cafe", "Hobbs Cafe")],
+)
+def test_breakfast_is_at_home_unless_the_plan_names_a_place(activity: str, area: str) -> None:
+    located, asked = _placed(activity)
+    assert located is not None and located.startswith(f"{area}: ")
+    assert "Hobbs Cafe" not in asked  # the area was not a question

@@ -1,0 +1,85 @@
+"""What an agent is doing is an activity: the small model's narration, time ranges, names and
+descriptions of the agent are not shown as one (the lines below are from a 25-agent day)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from agents.generative import GenerativeAgent, Minds
+from agents.generative.persona import Persona
+from agents.generative.plan import DAY, HOUR, PlanStep
+from agents.generative.planning import decompose
+from agents.generative.text import activity
+from lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
+from memory import InMemoryStore, MemoryStream
+
+NINE = datetime(2023, 2, 14, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        (
+            "he plans to have breakfast at home with Jennifer from 7:00 am",
+            "have breakfast at home with Jennifer",
+        ),
+        ("she plans to cook dinner at home from 7:00 pm to 10:00", "cook dinner at home"),
+        ("he will meet supporters at Town Hall from 4", "meet supporters at Town Hall"),
+        ("she plans to watch a film in the", "watch a film"),
+        ("wake up and have breakfast from 8:00 am to 9:00 am", "wake up and have breakfast"),
+        ("Open Hobbs Cafe and serve customers", "open Hobbs Cafe and serve customers"),
+        ("sleep", "sleep"),
+        ("eat", "eat"),
+    ],
+)
+def test_the_activity_is_kept_without_its_narration(said: str, shown: str) -> None:
+    assert activity(said) == shown
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "she is feeling a sense of pride and satisfaction as she celebrates",
+        "he loves to help others",
+        "a regular at The Rose and Crown Pub",
+        "the Rose and Crown Pub",
+        "husband's campaign for mayor",
+        "Maria Lopez is a drinker of coffee at Hobbs Cafe most days",
+        "Tom Moreno",
+        "to 3:00 PM: Jennifer Moore's dream of creating a digital art project",
+        "hobbes Cafe: 12:00 pm to 1:00 pm",
+        "7) Edd",
+        "she plans to",
+        "e",
+    ],
+)
+def test_a_description_a_name_or_a_fragment_is_no_activity(said: str) -> None:
+    assert activity(said) == ""
+
+
+def test_what_a_persona_is_is_not_what_it_does() -> None:
+    jennifer = Persona(
+        name="Jennifer Moore",
+        age=63,
+        traits=["warm"],
+        occupation="watercolour painter",
+        home="house: studio",
+        memories=["Jennifer Moore is a keen gardener who is married to Sam Moore."],
+    )
+    assert jennifer.describes("watercolour painter") and jennifer.describes("keen gardener")
+    assert jennifer.describes("warm")
+    assert not jennifer.describes("paint in the garden")
+
+
+def test_an_hour_listed_as_a_description_keeps_the_broad_step() -> None:
+    persona = Persona(name="Rajiv Patel", age=30, occupation="painter", home="flat: studio")
+    agent = GenerativeAgent(persona, MemoryStream(InMemoryStore(), HashEmbeddings()))
+    step = PlanStep(start=NINE, minutes=180, activity="paint in the studio", level=DAY)
+    agent.plan.steps.append(step)
+    reply = "9:00 am: raj\n2) 10:00 am: painter\n3) 11:00 am: he plans to buy paints from 11"
+    minds = Minds(ScriptedChatModel(rules={}, default=reply), FakeScorer())
+    decompose([agent], minds, NINE)
+    hours = [s.activity for s in agent.plan.steps if s.level == HOUR]
+    assert hours == ["buy paints", "paint in the studio", "paint in the studio"]

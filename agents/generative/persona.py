@@ -60,7 +60,8 @@ class Persona(BaseModel):
         low = phrase.lower().strip()
         if not low:
             return False
-        if any(low in d.lower() for d in (self.occupation, *self.traits) if d):
+        named = re.compile(rf"\b{re.escape(low)}\b")  # "painter" names no "paint"
+        if any(named.search(d.lower()) for d in (self.occupation, *self.traits) if d):
             return True
         said_to_be = re.compile(rf"\bis (?:an? |the )?{re.escape(low)}\b")
         return any(said_to_be.search(m.lower()) for m in self.memories)

@@ -70,7 +70,7 @@ def test_what_a_persona_is_is_not_what_it_does() -> None:
     )
     assert jennifer.describes("watercolour painter") and jennifer.describes("keen gardener")
     assert jennifer.describes("warm")
-    assert not jennifer.describes("paint in the garden")
+    assert not jennifer.describes("paint in the garden") and not jennifer.describes("paint")
 
 
 def test_an_hour_listed_as_a_description_keeps_the_broad_step() -> None:

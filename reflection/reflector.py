@@ -53,12 +53,15 @@ class Reflector:
         self.stream = stream
         self.model = model
         self.config = config or ReflectionConfig()
+        self._tried: dict[str, str] = {}  # owner -> its newest memory at a fruitless attempt
 
     def importance_since_last(self, owner: str) -> float:
-        """Summed importance of the memories added after the owner's latest reflection."""
-        total = 0.0
+        """Summed importance of the memories added after the owner's latest reflection, or
+        after its latest attempt that stored nothing: else a fruitless attempt is repeated at
+        every check (a 25-agent day spent 131 reflection requests on 3 reflections)."""
+        total, tried = 0.0, self._tried.get(owner)
         for record in reversed(self.stream.records(owner)):
-            if record.kind is MemoryKind.REFLECTION:
+            if record.kind is MemoryKind.REFLECTION or record.id == tried:
                 break
             if record.status is MemoryStatus.ACTIVE:
                 total += record.importance
@@ -74,6 +77,13 @@ class Reflector:
         recent = self.stream.recent(self.config.recent, owner=owner)
         if not recent:
             return ReflectionResult(owner=owner, questions=[], insights=[])
+        newest = self.stream.records(owner)[-1].id
+        result = self._reflect_on(owner, recent)
+        if not result.insights:
+            self._tried[owner] = newest
+        return result
+
+    def _reflect_on(self, owner: str, recent: list[MemoryRecord]) -> ReflectionResult:
         reply = self._ask_batch([_questions_prompt(_numbered(recent), self.config.questions)])[0]
         questions = parse_questions(reply, self.config.questions, echo_of=FOCAL_QUESTIONS.template)
         if not questions:

@@ -67,7 +67,7 @@ def activity(text: str, max_words: int = 12) -> str:
     the narration a small model wraps it in ("he plans to ...", "... from 7:00 am to"). Empty
     when what is left is not an activity but a description, a name or a fragment ("she is
     feeling a mix of pride", "a regular at the pub", "Tom Moreno", "raj"): a day of 25
-    agents showed such lines as what an agent was doing in a fifth of its waking ticks."""
+    agents showed such lines in 15% of its awake, not-talking agent-ticks."""
     clause = re.split(r"[.;!?]", first_line(text), maxsplit=1)[0].strip(" ,:-\"'")
     clause = _NARRATION.sub("", clause)
     clause = _TRAILING_TIME.sub("", clause).strip(" ,:-\"'")

@@ -104,6 +104,19 @@ def test_no_questions_means_no_reflection() -> None:
     assert result.questions == [] and result.insights == [] and result.dropped
 
 
+def test_a_fruitless_attempt_waits_for_new_importance_like_a_reflection() -> None:
+    stream = _stream()
+    _seed(stream)
+    model = ScriptedChatModel(rules={"high-level questions": "Sure! Here you go."})
+    reflector = Reflector(stream, model, ReflectionConfig(threshold=35))
+    assert reflector.reflect("klaus").dropped  # tried, and nothing came of it
+    asked = len(model.prompts)
+    assert not reflector.should_reflect("klaus")
+    assert reflector.reflect("klaus").dropped == [] and len(model.prompts) == asked
+    _seed(stream)
+    assert reflector.should_reflect("klaus")
+
+
 def test_citations_that_do_not_support_the_insight_are_removed() -> None:
     stream = _stream()
     _seed(stream)

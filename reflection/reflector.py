@@ -8,6 +8,7 @@ whose evidence was later forgotten or superseded are stale; `rederive` replaces 
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -148,6 +149,8 @@ class Reflector:
                 cited = self._supported(insight.text, [evidence[n - 1] for n in insight.citations])
                 if _normal(insight.text) in seen:
                     dropped.append(f"duplicate: {insight.text[:80]}")
+                elif _echoes_example(insight.text, owner, evidence):
+                    dropped.append(f"the prompt's example: {insight.text[:80]}")
                 elif not cited:
                     dropped.append(f"citations do not support it: {insight.text[:80]}")
                 else:
@@ -191,6 +194,22 @@ def _insights_prompt(owner: str, statements: str, count: int) -> list[BaseMessag
         AIMessage(EXAMPLE_INSIGHTS),
         HumanMessage(INSIGHTS.format(owner=owner, statements=statements, count=count)),
     ]
+
+
+def _echoes_example(text: str, owner: str, evidence: list[MemoryRecord]) -> bool:
+    """Three or more of the insight's words come from the prompt's worked example and from
+    none of the statements it was given (two can be chance: "work", "housing"). "Hailey
+    Johnson is dedicated to his research on gentrification" is Klaus's example insight with
+    another name (a day of 25 agents on the 135M model stored such copies)."""
+    given = _words(" ".join([owner, *(r.text for r in evidence)]))
+    return len((_words(text) & _EXAMPLE_WORDS) - given) >= 3
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4}
+
+
+_EXAMPLE_WORDS = _words(f"{EXAMPLE_STATEMENTS} {EXAMPLE_INSIGHTS}") - _words(EXAMPLE_OWNER)
 
 
 def _normal(text: str) -> str:

@@ -117,6 +117,18 @@ def test_a_fruitless_attempt_waits_for_new_importance_like_a_reflection() -> Non
     assert reflector.should_reflect("klaus")
 
 
+def test_the_prompts_example_insight_under_another_name_is_dropped() -> None:
+    stream = _stream()
+    for text in ["Hailey paints a mural at the cafe", "Hailey sells a painting to Maria"]:
+        stream.add(text, owner="hailey", importance=10)
+    copy = "1. Hailey is dedicated to her research on gentrification (because of 1, 2)"
+    own = "2. Hailey earns a living from her paintings (because of 1, 2)"
+    config = ReflectionConfig(min_evidence_similarity=None)
+    result = Reflector(stream, _model(f"{copy}\n{own}"), config).reflect("hailey", force=True)
+    assert [i.record.text for i in result.insights] == ["Hailey earns a living from her paintings"]
+    assert any(d.startswith("the prompt's example") for d in result.dropped)
+
+
 def test_citations_that_do_not_support_the_insight_are_removed() -> None:
     stream = _stream()
     _seed(stream)

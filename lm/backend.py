@@ -14,12 +14,16 @@ from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
+from transformers.modeling_outputs import BaseModelOutputWithPast
 from transformers.utils import logging as hf_logging
 
 from lm.errors import ScoringInputError
 from lm.scoring import label_log_scores, normalise
 
 PREFIX_CACHE_SIZE = 8
+# The KV cache's argument and output field: `cache` from transformers 5.24 (which warns on
+# the old name in every in-process run), `past_key_values` before.
+CACHE = "cache" if "cache" in BaseModelOutputWithPast.__dataclass_fields__ else "past_key_values"
 
 
 @dataclass(frozen=True)
@@ -206,7 +210,7 @@ class CausalLMBackend:
             mask[row, : len(seq)] = 1
         self.tokens_read += int(mask[:, prefix_len:].sum())
         output = self.model.base_model(
-            input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=cache is not None
+            input_ids=ids, attention_mask=mask, use_cache=cache is not None, **{CACHE: cache}
         )
         return output.last_hidden_state
 
@@ -216,9 +220,8 @@ class CausalLMBackend:
         cached = self._prefixes.pop(key, None)
         if cached is None:
             self.tokens_read += len(prefix)
-            cached = self.model.base_model(
-                input_ids=torch.tensor([prefix]), use_cache=True
-            ).past_key_values
+            output = self.model.base_model(input_ids=torch.tensor([prefix]), use_cache=True)
+            cached = getattr(output, CACHE)
         self._prefixes[key] = cached
         while len(self._prefixes) > PREFIX_CACHE_SIZE:
             self._prefixes.popitem(last=False)

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from agents.generative.events import Tick
 from lab.experiments.report import table, write_section
 from sim.checkpoint import RunFolder
 from sim.events import RunSummary, read_summary
@@ -57,9 +58,11 @@ def _components(summary: RunSummary) -> dict[str, dict[str, float]]:
 
 
 def run(run_dir: Path, out: Path, compare: Path | None, command: str) -> dict[str, Any]:
-    result = {"command": command, "day": measure(run_dir)}
+    result: dict[str, Any] = {"command": command, "day": measure(run_dir)}
     if compare is not None:
         result["compared"] = measure(compare)
+        ticks = read_summary(compare / "summary.json").ticks
+        result["day"]["same_span"] = _so_far(run_dir, ticks)
     for plot in ("diffusion", "timeline"):
         source = run_dir / f"{plot}.png"
         if source.is_file():
@@ -67,6 +70,15 @@ def run(run_dir: Path, out: Path, compare: Path | None, command: str) -> dict[st
             shutil.copyfile(source, out / f"town_day_{plot}.png")
     write_section("town_day", _markdown(result), result, out)
     return result
+
+
+def _so_far(run_dir: Path, tick: int) -> dict[str, Any] | None:
+    """The run's wall time and requests when `tick` ended (its Tick event), to set beside a
+    shorter run of the same start; None for a log from before Ticks carried them."""
+    for event in RunFolder(run_dir).events():
+        if isinstance(event, Tick) and event.tick == tick and event.wall_seconds is not None:
+            return {"ticks": tick, "wall_seconds": event.wall_seconds, "requests": event.requests}
+    return None
 
 
 def _markdown(result: dict[str, Any]) -> str:
@@ -77,6 +89,7 @@ def _markdown(result: dict[str, Any]) -> str:
         [
             f"## A town day: {day['scenario']}, {day['agents']} agents, {day['span']}",
             _cost_table(runs),
+            *([_same_span(day, result["compared"])] if day.get("same_span") else []),
             _component_table(day),
             _what_happened(found),
             _measures(day["metrics"]),
@@ -102,6 +115,17 @@ def _cost_table(runs: list[dict[str, Any]]) -> str:
     header = ["model", "sim time", "sim-hours", "wall s", "wall s per sim-hour", "requests",
               "framework share"]  # fmt: skip
     return table(header, rows)
+
+
+def _same_span(day: dict[str, Any], compared: dict[str, Any]) -> str:
+    span = day["same_span"]
+    seconds = span["wall_seconds"]
+    return (
+        f"The same first {compared['sim_hours']:.1f} sim-hours ({span['ticks']} ticks) of the day "
+        f"took {seconds:.0f} s and {span['requests']} requests on `{day['model']}`, against "
+        f"{compared['wall_seconds']:.0f} s on `{compared['model']}` "
+        f"({compared['wall_seconds'] / seconds:.2f}x)."
+    )
 
 
 def _component_table(day: dict[str, Any]) -> str:

@@ -82,3 +82,18 @@ def test_a_finished_day_becomes_a_results_section_with_its_counts(tmp_path: Path
     assert "| knows of the party | 50% | 100% |" in text
     assert (out / "town_day_diffusion.png").is_file()
     assert (out.parent / "results.md").is_file()  # the sections beside it, assembled
+
+
+def test_a_shorter_run_beside_the_day_is_set_against_the_days_same_span(tmp_path: Path) -> None:
+    from lab.experiments.town_day import run
+
+    _day(tmp_path / "day", 13, reflection_threshold=5)
+    _day(tmp_path / "first", 3)
+    out = tmp_path / "section"
+    result = run(tmp_path / "day" / "run", out, tmp_path / "first" / "run", "eval town-day")
+    span = result["day"]["same_span"]
+    assert span["ticks"] == 3 and 0 < span["wall_seconds"] < result["day"]["wall_seconds"]
+    assert (
+        "The same first 0.5 sim-hours (3 ticks) of the day took"
+        in (out / "town_day.md").read_text()
+    )

@@ -130,7 +130,7 @@ def _named_place(
 
 
 # Words that put a step at home when it names no other area: breakfast too (a 25-agent day
-# had eight households breakfasting in the market when the model chose).
+# had eight agents breakfasting in the market when the model chose).
 _AT_HOME = ("home", "sleep", "bed", "breakfast")
 # The agent's own room, or being at home without saying so ("read in his room", "wake up").
 _OWN_ROOM = re.compile(r"\b(?:(?:his|her|their|my|own) room|wake up|get(?:s)? ready)\b")

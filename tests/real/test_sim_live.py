@@ -22,7 +22,7 @@ pytestmark = pytest.mark.real_model
 def test_sim_run_serve_shows_the_run_live(tmp_path: Path) -> None:
     port = free_port()
     out = tmp_path / "live-run"
-    command = [sys.executable, "-m", "mindstream", "sim", "run", "smallville", "--hours", "0.17"]
+    command = [sys.executable, "-m", "mindstream", "sim", "run", "smallville", "--hours", "0.34"]
     command += ["--out", str(out), "--serve", "--port", str(port), "--no-interviews"]
     env = {**os.environ, "MINDSTREAM_THREADS": "1", "COLUMNS": "200"}
     log = tmp_path / "sim.log"

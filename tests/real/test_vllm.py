@@ -86,12 +86,12 @@ def test_a_prefilled_reply_continues_as_in_process(vllm_server, real_chat_model)
         assert "I'm not sure what to say" not in served
 
 
-def test_a_town_tick_and_an_interview_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_two_town_ticks_and_an_interview_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "run"
-    args = ["sim", "run", "smallville", "--hours", "0.17", "--out", str(out), "--no-interviews"]
+    args = ["sim", "run", "smallville", "--hours", "0.34", "--out", str(out), "--no-interviews"]
     result = runner.invoke(app, [*args, *_served(vllm_server), "--max-concurrency", "32"])
     assert result.exit_code == 0, result.output
-    assert json.loads((out / "checkpoint.json").read_text())["tick"] == 1
+    assert json.loads((out / "checkpoint.json").read_text())["tick"] == 2
     question = "What are you doing today?"
     interview = ["sim", "interview", str(out), "Klaus Mueller", question, *_served(vllm_server)]
     answer = runner.invoke(app, interview)

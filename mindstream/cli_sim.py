@@ -220,8 +220,7 @@ def report(
             f"{summary_path}: missing; run `mindstream sim run` to the end first"
         )
     parts = parts.under(saved_config(run_folder))
-    stream = parts.stream(store=folder.store(), policy=parts.config.sim.stream)
-    stream.close()  # its records stay readable; the folder is not held
+    stream = parts.run_memories(folder)
     metrics = measure(stream, load_scenario(folder.scenario), folder.events())
     summary = read_summary(summary_path).model_copy(update={"metrics": metrics})
     summary_path.write_text(summary.model_dump_json(indent=1, exclude_none=True), "utf-8")

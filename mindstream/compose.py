@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from reflection import ReflectionConfig, Reflector
     from reflection.refeed import ReFeed, Retrieve
     from reflection.self_refine import Feedback, SelfRefine, Stop
+    from sim.checkpoint import RunFolder
     from sim.runner import RunParts
 
 
@@ -269,6 +270,13 @@ class Parts:
             config=policy,
             judge=self.judge_for(policy),
         )
+
+    def run_memories(self, folder: RunFolder) -> MemoryStream:
+        """A town run's memories with the town's policy, read whole and its store closed at
+        once: a page or a report never holds the folder (`--resume` and `sim interview` go on)."""
+        stream = self.stream(store=folder.store(), policy=self.config.sim.stream)
+        stream.close()
+        return stream
 
     def rater(self) -> CachedRater:
         from lm import rate_importance

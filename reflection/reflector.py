@@ -145,11 +145,12 @@ class Reflector:
         for question, evidence, reply in zip(questions, evidence_sets, replies, strict=True):
             parsed = parse_insights(reply, len(evidence), self.config.insights_per_question)
             dropped += parsed.dropped
+            given = _words(" ".join([owner, *(r.text for r in evidence)]))
             for insight in parsed.insights:
                 cited = self._supported(insight.text, [evidence[n - 1] for n in insight.citations])
                 if _normal(insight.text) in seen:
                     dropped.append(f"duplicate: {insight.text[:80]}")
-                elif _echoes_example(insight.text, owner, evidence):
+                elif _echoes_example(insight.text, given):
                     dropped.append(f"the prompt's example: {insight.text[:80]}")
                 elif not cited:
                     dropped.append(f"citations do not support it: {insight.text[:80]}")
@@ -196,12 +197,12 @@ def _insights_prompt(owner: str, statements: str, count: int) -> list[BaseMessag
     ]
 
 
-def _echoes_example(text: str, owner: str, evidence: list[MemoryRecord]) -> bool:
+def _echoes_example(text: str, given: set[str]) -> bool:
     """Three or more of the insight's words come from the prompt's worked example and from
-    none of the statements it was given (two can be chance: "work", "housing"). "Hailey
-    Johnson is dedicated to his research on gentrification" is Klaus's example insight with
-    another name (a day of 25 agents on the 135M model stored such copies)."""
-    given = _words(" ".join([owner, *(r.text for r in evidence)]))
+    none of the statements it was given (`given`: their `_words` and the owner's; two can be
+    chance: "work", "housing"). "Hailey Johnson is dedicated to his research on
+    gentrification" is Klaus's example insight with another name (a day of 25 agents on the
+    135M model stored such copies)."""
     return len((_words(text) & _EXAMPLE_WORDS) - given) >= 3
 
 

@@ -158,15 +158,8 @@ class RunViews:
         stamp = _stamp(run.root)
         cached = self._streams.get(name)
         if cached is None or cached[0] != stamp:
-            self._streams[name] = (stamp, self._snapshot(run))
+            self._streams[name] = (stamp, self.parts.run_memories(run))
         return self._streams[name][1]
-
-    def _snapshot(self, run: RunFolder) -> MemoryStream:
-        """The stream keeps every record and vector in memory; closing its store releases the
-        folder's lock and leaves it readable."""
-        stream = self.parts.stream(store=run.store(), policy=self.parts.config.sim.stream)
-        stream.close()
-        return stream
 
     def close(self) -> None:
         self._streams.clear()

@@ -51,3 +51,17 @@ def test_the_memories_are_read_again_only_when_the_run_moved_on(tmp_path: Path) 
     later = checkpoint.stat().st_mtime_ns + 10**9
     os.utime(checkpoint, ns=(later, later))  # a resumed run saved its next tick
     assert views.stream("town") is not first
+
+
+def test_sim_report_rebuilds_a_run_and_leaves_its_store_free(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mindstream.cli import app
+
+    run = tmp_path / "town"
+    shutil.copytree(RUN, run)
+    (run / "report.md").unlink()
+    result = CliRunner().invoke(app, ["sim", "report", str(run)])
+    assert result.exit_code == 0, result.output
+    assert (run / "report.md").read_text().startswith("# ")
+    assert _free(run / "memory")

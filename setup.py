@@ -8,7 +8,10 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "memory._kernels", ["memory/_kernels.c"], optional=True, extra_compile_args=["-O3"]
+            "mindstream.memory._kernels",
+            ["memory/_kernels.c"],
+            optional=True,
+            extra_compile_args=["-O3"],
         )
     ]
 )

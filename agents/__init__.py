@@ -3,11 +3,11 @@ personal assistant."""
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach_declared
+from mindstream.lm.lazy import attach_declared
 
 if TYPE_CHECKING:
-    from agents.assistant import Assistant, AssistantConfig
-    from agents.generative import AgentConfig, GenerativeAgent, Minds, Persona
-    from agents.teachme import TeachableReasoner, TeachMeConfig, TeachMeSession
+    from mindstream.agents.assistant import Assistant, AssistantConfig
+    from mindstream.agents.generative import AgentConfig, GenerativeAgent, Minds, Persona
+    from mindstream.agents.teachme import TeachableReasoner, TeachMeConfig, TeachMeSession
 
 __getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

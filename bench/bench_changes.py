@@ -23,11 +23,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from lab.experiments.changed_facts_data import load_templates
-from lab.training.judge_data import load_catalogue
-from memory import InMemoryStore, ManualClock, MemoryStatus, MemoryStream, new_memory
-from memory.records import ChangePolicy, NewMemory
 from mindstream.compose import Parts
+from mindstream.lab.experiments.changed_facts_data import load_templates
+from mindstream.lab.training.judge_data import load_catalogue
+from mindstream.memory import InMemoryStore, ManualClock, MemoryStatus, MemoryStream, new_memory
+from mindstream.memory.records import ChangePolicy, NewMemory
 
 OUT = Path(__file__).parent / "results" / "changes.json"
 START = datetime(2026, 1, 1, tzinfo=UTC)

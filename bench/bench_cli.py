@@ -57,8 +57,8 @@ def timed(command: list[str], env: dict[str, str], runs: int) -> list[float]:
 
 
 def startup(runs: int, folder: Path, env: dict[str, str]) -> dict[str, list[float]]:
-    from memory import new_memory
     from mindstream.compose import Parts
+    from mindstream.memory import new_memory
 
     store = folder / "startup-store"
     stream = Parts.load().stream(store)
@@ -77,8 +77,8 @@ def startup(runs: int, folder: Path, env: dict[str, str]) -> dict[str, list[floa
 
 
 def ingestion(count: int, folder: Path) -> dict[str, Any]:
-    from memory import new_memory
     from mindstream.compose import Parts
+    from mindstream.memory import new_memory
 
     parts = Parts.load()
     stream = parts.stream(folder / "ingest-store")
@@ -101,7 +101,7 @@ def ingestion(count: int, folder: Path) -> dict[str, Any]:
 
 def rated_ingestion(parts: Any, folder: Path, count: int = 200) -> dict[str, Any]:
     """Importance rated by the embedded model (one batched scoring call per 50)."""
-    from memory import new_memory
+    from mindstream.memory import new_memory
 
     stream = parts.stream(folder / "rated-store")
     items = [new_memory(text=t, owner="user") for t in texts(count, seed=90_000)]

@@ -55,7 +55,7 @@ def run_harness(
         "--impls",
         *impls,
         "--project",
-        "memory.anchors",
+        "mindstream.memory.anchors",
         "--json-out",
         str(out),
         "--query-budget-s",
@@ -78,7 +78,7 @@ def run_harness(
 
 def add_one_cost(size: int, samples: int = 2000) -> float:
     """µs to append one memory to an index holding `size` (no embedding, no rating)."""
-    from memory.anchors import project_build
+    from mindstream.memory.anchors import project_build
 
     rng = np.random.default_rng(0)
     vectors = rng.standard_normal((size, 384), dtype=np.float32)
@@ -101,7 +101,7 @@ def ann_recall(size: int, candidate_counts: tuple[int, ...], queries: int = 20) 
     """
     from datetime import timedelta
 
-    from memory import ChromaStore, ManualClock, MemoryStream, StreamConfig, new_memory
+    from mindstream.memory import ChromaStore, ManualClock, MemoryStream, StreamConfig, new_memory
 
     rng = np.random.default_rng(1)
     vectors = rng.standard_normal((size, 384), dtype=np.float32)

@@ -38,10 +38,10 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_sim import measure
 
-from lm.config import LocalModelConfig, default_threads
-from lm.loading import cached_smollm2_dir
-from lm.server import ModelServer, VllmServer, engine_python
 from mindstream.compose import Parts
+from mindstream.lm.config import LocalModelConfig, default_threads
+from mindstream.lm.loading import cached_smollm2_dir
+from mindstream.lm.server import ModelServer, VllmServer, engine_python
 
 OUT = Path(__file__).parent / "results" / "served.json"
 

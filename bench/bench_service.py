@@ -30,9 +30,9 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from lm.server import free_port
-from memory import ChromaStore, MemoryStream, new_memory
 from mindstream.compose import Parts
+from mindstream.lm.server import free_port
+from mindstream.memory import ChromaStore, MemoryStream, new_memory
 from mindstream.service.users import JsonRegistry, Users
 
 OUT = Path(__file__).parent / "results" / "service.json"

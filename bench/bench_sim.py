@@ -21,8 +21,8 @@ from rich.console import Console
 from rich.table import Table
 
 from mindstream.compose import Parts
-from sim import load_scenario
-from sim.runner import start_run
+from mindstream.sim import load_scenario
+from mindstream.sim.runner import start_run
 
 OUT = Path(__file__).parent / "results" / "sim.json"
 

@@ -17,11 +17,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from agents.teachme import TeachableReasoner
-from lab.experiments.openbookqa import DEFAULT_DATA, load_questions
-from lm.verifier import ADAPTER_DIR
-from memory import InMemoryStore, MemoryStream, new_memory
+from mindstream.agents.teachme import TeachableReasoner
 from mindstream.compose import Parts
+from mindstream.lab.experiments.openbookqa import DEFAULT_DATA, load_questions
+from mindstream.lm.verifier import ADAPTER_DIR
+from mindstream.memory import InMemoryStore, MemoryStream, new_memory
 
 RESULTS = Path(__file__).parent / "results" / "teachme.json"
 

@@ -4,11 +4,11 @@ Importing `memory` does not import torch: embedders and raters are injected."""
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach_declared
+from mindstream.lm.lazy import attach_declared
 
 if TYPE_CHECKING:
-    from memory.clock import Clock, ManualClock, SystemClock
-    from memory.errors import (
+    from mindstream.memory.clock import Clock, ManualClock, SystemClock
+    from mindstream.memory.errors import (
         EmbeddingShapeError,
         InvalidMemoryError,
         MemoryNotFoundError,
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
         StoreBusyError,
         StorePathError,
     )
-    from memory.importance import CachedRater, scorer_rater
-    from memory.records import (
+    from mindstream.memory.importance import CachedRater, scorer_rater
+    from mindstream.memory.records import (
         MemoryKind,
         MemoryRecord,
         MemoryStatus,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         StreamConfig,
         new_memory,
     )
-    from memory.stores import ChromaStore, InMemoryStore, MemoryStore
-    from memory.stream import MemoryStream
+    from mindstream.memory.stores import ChromaStore, InMemoryStore, MemoryStore
+    from mindstream.memory.stream import MemoryStream
 
 __getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -14,8 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from memory.index import OwnerIndex
-from memory.records import KIND_CODES, STATUS_CODES, MemoryKind, MemoryStatus, RetrievalWeights
+from mindstream.memory.index import OwnerIndex
+from mindstream.memory.records import (
+    KIND_CODES,
+    STATUS_CODES,
+    MemoryKind,
+    MemoryStatus,
+    RetrievalWeights,
+)
 
 
 def project_build(

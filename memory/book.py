@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from memory.clock import Clock
-from memory.records import MemoryRecord, NewMemory
+from mindstream.memory.clock import Clock
+from mindstream.memory.records import MemoryRecord, NewMemory
 
 
 class RecordBook(Protocol):

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from memory.quantized import Codes, Scratch, scale_add_into
-from memory.ranking import (
+from mindstream.memory.quantized import Codes, Scratch, scale_add_into
+from mindstream.memory.ranking import (
     BlockSummary,
     contenders,
     contenders_by_summary,
     near_extremes,
     ranking_at,
 )
-from memory.scoring import Columns, Scored, bounds, prior_into, score_rows, top_k
+from mindstream.memory.scoring import Columns, Scored, bounds, prior_into, score_rows, top_k
 
 if TYPE_CHECKING:
-    from memory.records import RetrievalWeights
+    from mindstream.memory.records import RetrievalWeights
 
 
 class OwnerIndex(Protocol):

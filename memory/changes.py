@@ -21,9 +21,15 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from memory import corrections
-from memory.book import EditableBook
-from memory.records import ChangePolicy, MemoryKind, MemoryRecord, MemoryStatus, ScoredMemory
+from mindstream.memory import corrections
+from mindstream.memory.book import EditableBook
+from mindstream.memory.records import (
+    ChangePolicy,
+    MemoryKind,
+    MemoryRecord,
+    MemoryStatus,
+    ScoredMemory,
+)
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ it; its `metadata["stale"]` says why it can no longer be trusted.
 
 from __future__ import annotations
 
-from memory.book import EditableBook
-from memory.errors import MemoryStateError
-from memory.records import MemoryRecord, MemoryStatus, NewMemory, ScoredMemory
+from mindstream.memory.book import EditableBook
+from mindstream.memory.errors import MemoryStateError
+from mindstream.memory.records import MemoryRecord, MemoryStatus, NewMemory, ScoredMemory
 
 # What a supersede writes on the old memory; restore takes it off again.
 SUPERSEDE_KEYS = ("superseded_by", "superseded_at", "superseded_how", "supersede_p")

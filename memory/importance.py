@@ -32,7 +32,7 @@ class CachedRater:
 
 def scorer_rater(scorer: object) -> CachedRater:
     """A cached rater over `lm.rate_importance` (the few-shot poignancy prompt)."""
-    from lm import Scorer, rate_importance
+    from mindstream.lm import Scorer, rate_importance
 
     if not isinstance(scorer, Scorer):
         raise TypeError("scorer_rater needs an lm.Scorer (a model with log-probabilities)")

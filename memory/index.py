@@ -15,13 +15,13 @@ from functools import partial
 
 import numpy as np
 
-from lm.timing import time_rounds
-from memory.certified import Prior, int8_search
-from memory.errors import EmbeddingShapeError
-from memory.quantized import Codes, Int8Codes, Scratch, simsimd_available, thread_choices
-from memory.records import RetrievalWeights
-from memory.scoring import Columns, Scored, bounds, columns_of, minmax, top_k
-from memory.sevenbit import grown_codes
+from mindstream.lm.timing import time_rounds
+from mindstream.memory.certified import Prior, int8_search
+from mindstream.memory.errors import EmbeddingShapeError
+from mindstream.memory.quantized import Codes, Int8Codes, Scratch, simsimd_available, thread_choices
+from mindstream.memory.records import RetrievalWeights
+from mindstream.memory.scoring import Columns, Scored, bounds, columns_of, minmax, top_k
+from mindstream.memory.sevenbit import grown_codes
 
 Column = Sequence[float] | Sequence[int] | np.ndarray
 # Growing copies every row, so capacity grows geometrically (amortised O(1) appends) and

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memory.ranking import BlockSummary
+from mindstream.memory.ranking import BlockSummary
 
 # Rows per block of the scan's summary: small blocks let the search re-read few rows near the
 # extremes and the top k. Post-scan time at a million rows, per block of 64/128/256/512 rows:
@@ -43,7 +43,7 @@ def kernels() -> ctypes.CDLL | None:
 def compiled_kernels() -> ctypes.CDLL | None:
     """The compiled kernel, or None: not built (no C compiler at install) or a CPU without
     AVX-512 BW and VNNI."""
-    spec = importlib.util.find_spec("memory._kernels")
+    spec = importlib.util.find_spec("mindstream.memory._kernels")
     if spec is None or spec.origin is None:
         return None
     library = ctypes.CDLL(spec.origin)

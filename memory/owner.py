@@ -9,11 +9,11 @@ from datetime import datetime
 
 import numpy as np
 
-from memory.clock import to_hours
-from memory.errors import InvalidMemoryError
-from memory.index import OwnerIndex
-from memory.lexical import LexicalIndex
-from memory.records import KIND_CODES, STATUS_CODES, MemoryKind, MemoryStatus
+from mindstream.memory.clock import to_hours
+from mindstream.memory.errors import InvalidMemoryError
+from mindstream.memory.index import OwnerIndex
+from mindstream.memory.lexical import LexicalIndex
+from mindstream.memory.records import KIND_CODES, STATUS_CODES, MemoryKind, MemoryStatus
 
 _ACTIVE = STATUS_CODES[MemoryStatus.ACTIVE]
 _FORGOTTEN = STATUS_CODES[MemoryStatus.FORGOTTEN]

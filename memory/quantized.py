@@ -23,8 +23,8 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from memory.kernels import int8_products_into, usable
-from memory.ranking import BlockSummary
+from mindstream.memory.kernels import int8_products_into, usable
+from mindstream.memory.ranking import BlockSummary
 
 # Float32 rounding of s·t·(c·d) and of the caller's arithmetic on unit vectors.
 _ROUNDING = 1e-5

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from memory.errors import InvalidMemoryError
+from mindstream.memory.errors import InvalidMemoryError
 
 MetadataValue = str | int | float | bool
 
@@ -141,7 +141,8 @@ class ChangePolicy(BaseModel):
         le=1.0,
         description="P(replaces) to supersede (0.95: the most replacements caught with at most "
         "5% of compatible pairs caught on the judge's held-out slots, 77.4% and 3.8% in "
-        "lm/adapters/judge/replaces/training.json; a near miss still ranks above, `rank_above`)",
+        "mindstream/lm/adapters/judge/replaces/training.json; a near miss still ranks above, "
+        "`rank_above`)",
     )
     rank_above: float | None = Field(
         0.5,

@@ -8,18 +8,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from memory.errors import InvalidMemoryError
-from memory.index import OwnerIndex
-from memory.lexical import LexicalIndex
-from memory.owner import OwnerState
-from memory.records import (
+from mindstream.memory.errors import InvalidMemoryError
+from mindstream.memory.index import OwnerIndex
+from mindstream.memory.lexical import LexicalIndex
+from mindstream.memory.owner import OwnerState
+from mindstream.memory.records import (
     MemoryRecord,
     RelevanceMode,
     RetrievalWeights,
     ScoredMemory,
     StreamConfig,
 )
-from memory.scoring import Scored, minmax
+from mindstream.memory.scoring import Scored, minmax
 
 MODES = ("embedding", "bm25", "hybrid")
 Nearest = Callable[[np.ndarray, int], list[str]]  # ids of the n memories nearest a vector

@@ -9,8 +9,8 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from memory.records import MemoryKind, RelevanceMode
-from memory.stream import MemoryStream
+from mindstream.memory.records import MemoryKind, RelevanceMode
+from mindstream.memory.stream import MemoryStream
 
 
 class MemoryStreamRetriever(BaseRetriever):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from memory.records import RetrievalWeights
+    from mindstream.memory.records import RetrievalWeights
 
 FLAT = 0.5  # the normalised value of a part that does not vary over the candidates
 

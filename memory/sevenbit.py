@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory.kernels import seven_bit_kernels, seven_bit_products_into
-from memory.quantized import Codes, Int8Codes, peak, quantize
-from memory.ranking import BlockSummary
+from mindstream.memory.kernels import seven_bit_kernels, seven_bit_products_into
+from mindstream.memory.quantized import Codes, Int8Codes, peak, quantize
+from mindstream.memory.ranking import BlockSummary
 
 # Index capacity (rows) from which codes are seven-bit, where the CPU can scan them.
 SEVEN_BIT_FROM = 1 << 19

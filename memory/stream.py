@@ -17,16 +17,16 @@ from uuid import uuid4
 
 import numpy as np
 
-from memory import corrections
-from memory.changes import ChangeDecision, ChangeDetector, ReplacementJudge, newer_first
-from memory.clock import Clock, SystemClock, to_hours
-from memory.embedder import ArrayEmbedder, Embedder
-from memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
-from memory.importance import RateTexts
-from memory.index import OwnerIndex
-from memory.owner import OwnerState
-from memory.provenance import CitationGraph
-from memory.records import (
+from mindstream.memory import corrections
+from mindstream.memory.changes import ChangeDecision, ChangeDetector, ReplacementJudge, newer_first
+from mindstream.memory.clock import Clock, SystemClock, to_hours
+from mindstream.memory.embedder import ArrayEmbedder, Embedder
+from mindstream.memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
+from mindstream.memory.importance import RateTexts
+from mindstream.memory.index import OwnerIndex
+from mindstream.memory.owner import OwnerState
+from mindstream.memory.provenance import CitationGraph
+from mindstream.memory.records import (
     KIND_CODES,
     STATUS_CODES,
     MemoryKind,
@@ -39,10 +39,10 @@ from memory.records import (
     StreamConfig,
     new_memory,
 )
-from memory.relevance import Query, check_mode, most_similar, scored_memories, search
-from memory.scoring import Scored
-from memory.stores.base import MemoryStore
-from memory.transfer import check_importable
+from mindstream.memory.relevance import Query, check_mode, most_similar, scored_memories, search
+from mindstream.memory.scoring import Scored
+from mindstream.memory.stores.base import MemoryStore
+from mindstream.memory.transfer import check_importable
 
 
 class MemoryStream:
@@ -77,7 +77,7 @@ class MemoryStream:
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder, **options: Any) -> MemoryStream:
         """The default: a stream persisted in a chromadb folder (created if missing)."""
-        from memory.stores.chroma import ChromaStore
+        from mindstream.memory.stores.chroma import ChromaStore
 
         return cls(ChromaStore.persistent(path), embedder, **options)
 

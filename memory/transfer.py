@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from memory.errors import InvalidMemoryError, MemoryStateError
-from memory.records import MemoryRecord
+from mindstream.memory.errors import InvalidMemoryError, MemoryStateError
+from mindstream.memory.records import MemoryRecord
 
 
 def check_importable(

@@ -43,7 +43,7 @@ def rate(
 ) -> None:
     """Print the importance (1-10) of each MEMORY: Generative Agents' poignancy prompt, few-shot,
     scored as the expected value over the model's probabilities of the ratings 1..10."""
-    from lm import rate_importance
+    from mindstream.lm import rate_importance
 
     if any(not m.strip() for m in memories):
         raise ValueError("a MEMORY is empty")
@@ -72,13 +72,13 @@ def probe(parts: Parts) -> None:
     """Show how each kind of decision is asked of the configured model (a server is probed once:
     prompt log-probabilities, /v1/systemone, first-token log-probabilities, or parsed
     replies), with a sample answer."""
-    from lm import belief, choose, rate_importance
+    from mindstream.lm import belief, choose, rate_importance
 
     config = parts.config.model
     scorer = parts.scorer
     if config.is_served:
-        from lm.resolve import endpoint_of
-        from lm.served_scorer import probe as probe_endpoint
+        from mindstream.lm.resolve import endpoint_of
+        from mindstream.lm.served_scorer import probe as probe_endpoint
 
         report = probe_endpoint(endpoint_of(config))
         console.print(

@@ -12,8 +12,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from memory import MemoryKind, RetrievalWeights
 from mindstream.cli_support import clean_errors, configured, console
+from mindstream.memory import MemoryKind, RetrievalWeights
 
 if TYPE_CHECKING:
     from mindstream.client import ServiceClient

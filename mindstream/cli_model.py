@@ -60,9 +60,9 @@ def serve(
     """Start a model server on 127.0.0.1 with the embedded model (or --model-path), wait until
     it is healthy, and print the --model and --base-url that every command takes.
     Ctrl-C stops it."""
-    from lm.config import LocalModelConfig, default_threads
-    from lm.loading import cached_smollm2_dir
-    from lm.server import DECISION_CONFIG, ModelServer, VllmServer, free_port
+    from mindstream.lm.config import LocalModelConfig, default_threads
+    from mindstream.lm.loading import cached_smollm2_dir
+    from mindstream.lm.server import DECISION_CONFIG, ModelServer, VllmServer, free_port
 
     folder = model_path or cached_smollm2_dir(LocalModelConfig().cache_dir)
     port, threads = port or free_port(), threads or default_threads()

@@ -98,9 +98,9 @@ def _schedule(
     parts: Parts, store: Path, owner: str, every_minutes: float | None, cron: str | None
 ) -> None:
     from mindstream.jobs import REFLECT_JOB
-    from reflection.schedule import ReflectionSchedule, ReflectionScheduler
+    from mindstream.reflection.schedule import ReflectionSchedule, ReflectionScheduler
 
-    logging.getLogger("reflection.schedule").setLevel(logging.INFO)
+    logging.getLogger("mindstream.reflection.schedule").setLevel(logging.INFO)
     schedule = ReflectionSchedule(
         owner=owner,
         store=str(store),

@@ -20,7 +20,7 @@ from mindstream.cli_support import clean_errors, configured, console
 if TYPE_CHECKING:
     from mindstream.compose import Parts
     from mindstream.service.live import LiveServer
-    from sim import Engine
+    from mindstream.sim import Engine
 
 # One run call covers at most a sim-week: a longer one is almost surely a typo (1e9), and a
 # run is resumable, so a longer stay is several calls.
@@ -78,8 +78,8 @@ def run(
 ) -> None:
     """Run SCENARIO for --hours sim-hours, checkpointing every tick; write the report. A run
     stopped by an error or a kill continues with --resume."""
-    from sim import load_scenario
-    from sim.runner import check_inputs, resume_run, saved_config, start_run, summarize
+    from mindstream.sim import load_scenario
+    from mindstream.sim.runner import check_inputs, resume_run, saved_config, start_run, summarize
 
     check_hours(hours)
     events = [_event(item) for item in event or []]
@@ -183,8 +183,8 @@ def interview_command(
 ) -> None:
     """Ask AGENT of a run a QUESTION; it answers in character from its memories (with the run's
     configuration, unless --config is given)."""
-    from agents.generative import interview
-    from sim.runner import resume_run, saved_config
+    from mindstream.agents.generative import interview
+    from mindstream.sim.runner import resume_run, saved_config
 
     if not question.strip():
         raise ValueError("QUESTION is empty")
@@ -206,12 +206,12 @@ def report(
     """Rebuild report.md, timeline.png and diffusion.png of a finished run from its log and
     summary; the metrics are measured again from its memories (read only, with this version's
     measures) and kept in summary.json."""
-    from sim import RunFolder
-    from sim.events import read_summary
-    from sim.metrics import measure
-    from sim.report import write_report
-    from sim.runner import saved_config
-    from sim.scenario import load_scenario
+    from mindstream.sim import RunFolder
+    from mindstream.sim.events import read_summary
+    from mindstream.sim.metrics import measure
+    from mindstream.sim.report import write_report
+    from mindstream.sim.runner import saved_config
+    from mindstream.sim.scenario import load_scenario
 
     folder = RunFolder(run_folder)
     summary_path = run_folder / "summary.json"
@@ -233,7 +233,7 @@ def validate(
     scenario: Annotated[str, typer.Argument(help="A scenario YAML file or built-in name.")],
 ) -> None:
     """Check a scenario file; print what it holds or the first problem, naming the field."""
-    from sim import load_scenario
+    from mindstream.sim import load_scenario
 
     loaded = load_scenario(scenario)
     console.print(

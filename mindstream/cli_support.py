@@ -14,10 +14,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from lm import LMError
-from memory import MemoryStreamError
 from mindstream.client import ServiceError
-from sim.errors import SimError
+from mindstream.lm import LMError
+from mindstream.memory import MemoryStreamError
+from mindstream.sim.errors import SimError
 
 F = TypeVar("F", bound=Callable[..., Any])
 console = Console()

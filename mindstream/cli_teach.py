@@ -9,11 +9,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from memory.records import RelevanceMode
 from mindstream.cli_support import clean_errors, configured, console
+from mindstream.memory.records import RelevanceMode
 
 if TYPE_CHECKING:
-    from agents.teachme import Answer, TeachMeSession
+    from mindstream.agents.teachme import Answer, TeachMeSession
     from mindstream.compose import Parts
 
 StoreOption = Annotated[
@@ -44,7 +44,7 @@ HELP = """moves after an answer:
 def _session(
     parts: Parts, store: Path, user: str, retrieval: RelevanceMode | None, **changes: Any
 ) -> TeachMeSession:
-    from agents.teachme import TeachMeSession
+    from mindstream.agents.teachme import TeachMeSession
 
     if retrieval is not None:
         changes["retrieval"] = retrieval
@@ -93,7 +93,7 @@ def ask(
     ] = False,
 ) -> None:
     """Answer a multiple-choice question with a proof built from taught facts."""
-    from agents.teachme import split_choices
+    from mindstream.agents.teachme import split_choices
 
     stem, choices = split_choices(question)
     if not stem or len(choices) < 2:

@@ -24,21 +24,21 @@ T = TypeVar("T")
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from agents.assistant import Assistant
-    from agents.generative import Minds
-    from agents.teachme import TeachableReasoner
-    from agents.teachme.config import TeachMeConfig
-    from lm import CallLedger, Scorer
-    from lm.judge import ReactionJudge, RelationJudge
-    from lm.served_adapters import ServedYesNo
-    from lm.verifier import Verifier
-    from memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
-    from memory.embedder import ArrayEmbedder, Embedder
-    from reflection import ReflectionConfig, Reflector
-    from reflection.refeed import ReFeed, Retrieve
-    from reflection.self_refine import Feedback, SelfRefine, Stop
-    from sim.checkpoint import RunFolder
-    from sim.runner import RunParts
+    from mindstream.agents.assistant import Assistant
+    from mindstream.agents.generative import Minds
+    from mindstream.agents.teachme import TeachableReasoner
+    from mindstream.agents.teachme.config import TeachMeConfig
+    from mindstream.lm import CallLedger, Scorer
+    from mindstream.lm.judge import ReactionJudge, RelationJudge
+    from mindstream.lm.served_adapters import ServedYesNo
+    from mindstream.lm.verifier import Verifier
+    from mindstream.memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
+    from mindstream.memory.embedder import ArrayEmbedder, Embedder
+    from mindstream.reflection import ReflectionConfig, Reflector
+    from mindstream.reflection.refeed import ReFeed, Retrieve
+    from mindstream.reflection.self_refine import Feedback, SelfRefine, Stop
+    from mindstream.sim.checkpoint import RunFolder
+    from mindstream.sim.runner import RunParts
 
 
 class Parts:
@@ -64,7 +64,7 @@ class Parts:
     @cached_property
     def ledger(self) -> CallLedger:
         """Model calls per component, of everything these parts build."""
-        from lm import CallLedger
+        from mindstream.lm import CallLedger
 
         return self._ledger or CallLedger()
 
@@ -89,25 +89,25 @@ class Parts:
     @cached_property
     def model(self) -> BaseChatModel:
         """The chat model, uncounted (`chat_for` gives a counted view; `Minds` counts its own)."""
-        from lm import resolve_model
+        from mindstream.lm import resolve_model
 
         return resolve_model(self.config.model.spec, config=self.config.model)
 
     def chat_for(self, component: str) -> BaseChatModel:
         """The chat model with its generation counted in `ledger` under `component`."""
-        from lm.accounting import counted_chat
+        from mindstream.lm.accounting import counted_chat
 
         return counted_chat(self.model, component, self.ledger)
 
     @cached_property
     def scorer(self) -> Scorer:
         """The model's scorer (a served model's endpoint is probed once, here)."""
-        from lm import resolve_scorer
+        from mindstream.lm import resolve_scorer
 
         return resolve_scorer(self.model, self.config.model, self.ledger)
 
     def scorer_for(self, component: str) -> Scorer:
-        from lm.accounting import counted
+        from mindstream.lm.accounting import counted
 
         return counted(self.scorer, component, self.ledger)
 
@@ -116,14 +116,14 @@ class Parts:
         """mindstream's adapters the configured server serves (vLLM with LoRA modules)."""
         if not self.config.model.is_served:
             return set()
-        from lm.resolve import endpoint_of
-        from lm.served_adapters import served_adapters
+        from mindstream.lm.resolve import endpoint_of
+        from mindstream.lm.served_adapters import served_adapters
 
         return served_adapters(endpoint_of(self.config.model))
 
     def _served_yes_no(self, adapter: str) -> ServedYesNo:
-        from lm.resolve import endpoint_of
-        from lm.served_adapters import served_yes_no
+        from mindstream.lm.resolve import endpoint_of
+        from mindstream.lm.served_adapters import served_yes_no
 
         return served_yes_no(endpoint_of(self.config.model), adapter)
 
@@ -131,11 +131,11 @@ class Parts:
     def verifier(self) -> Verifier:
         """TeachMe's proof checker: the trained adapter on the embedded model, or served as a
         LoRA module by the server; another model answers the same yes/no question itself."""
-        from lm import DEFAULT_MODEL_SPEC
-        from lm.verifier import ScorerVerifier, load_adapter_verifier
+        from mindstream.lm import DEFAULT_MODEL_SPEC
+        from mindstream.lm.verifier import ScorerVerifier, load_adapter_verifier
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
-            from lm.loading import cached_smollm2_dir
+            from mindstream.lm.loading import cached_smollm2_dir
 
             local = self.config.model.local
             return load_adapter_verifier(cached_smollm2_dir(local.cache_dir), threads=local.threads)
@@ -144,7 +144,7 @@ class Parts:
         return ScorerVerifier(self.scorer_for("teachme-verifier"))
 
     def _served_verifier(self) -> Verifier:
-        from lm.verifier import AdapterVerifier, ScorerVerifier
+        from mindstream.lm.verifier import AdapterVerifier, ScorerVerifier
 
         if "mindstream-verifier" in self.served_adapters:
             return AdapterVerifier(self._served_yes_no("mindstream-verifier"))
@@ -154,11 +154,11 @@ class Parts:
     def judge(self) -> RelationJudge:
         """How two statements relate (replaces, contradicts): the trained adapter on the
         embedded model; a served (or other local) model answers the same questions itself."""
-        from lm import DEFAULT_MODEL_SPEC
-        from lm.judge import ScorerJudge, load_adapter_judge
+        from mindstream.lm import DEFAULT_MODEL_SPEC
+        from mindstream.lm.judge import ScorerJudge, load_adapter_judge
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
-            from lm.loading import cached_smollm2_dir
+            from mindstream.lm.loading import cached_smollm2_dir
 
             local = self.config.model.local
             return load_adapter_judge(cached_smollm2_dir(local.cache_dir), threads=local.threads)
@@ -171,11 +171,11 @@ class Parts:
         """Must an agent stop for an object's new state: the trained adapter on the embedded
         model or a server that serves it, else a served model's few-shot answer; another
         local model answers the town's own reaction prompt (None)."""
-        from lm import DEFAULT_MODEL_SPEC
-        from lm.judge import load_adapter_reactions
+        from mindstream.lm import DEFAULT_MODEL_SPEC
+        from mindstream.lm.judge import load_adapter_reactions
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
-            from lm.loading import cached_smollm2_dir
+            from mindstream.lm.loading import cached_smollm2_dir
 
             local = self.config.model.local
             base = cached_smollm2_dir(local.cache_dir)
@@ -185,7 +185,7 @@ class Parts:
         return None
 
     def _served_reactions(self) -> ReactionJudge:
-        from lm.judge import AdapterReactions, ScorerReactions
+        from mindstream.lm.judge import AdapterReactions, ScorerReactions
 
         if "mindstream-judge-reacts" in self.served_adapters:
             return AdapterReactions(
@@ -194,7 +194,7 @@ class Parts:
         return ScorerReactions(self.scorer_for("react"))
 
     def _served_judge(self) -> RelationJudge:
-        from lm.judge import AdapterJudge, ScorerJudge
+        from mindstream.lm.judge import AdapterJudge, ScorerJudge
 
         judges = {"mindstream-judge-replaces", "mindstream-judge-contradicts"}
         if judges <= self.served_adapters:
@@ -212,7 +212,7 @@ class Parts:
 
     @cached_property
     def embedder(self) -> ArrayEmbedder:
-        from lm.embeddings import MiniLMEmbeddings
+        from mindstream.lm.embeddings import MiniLMEmbeddings
 
         return MiniLMEmbeddings(
             batch_size=self.config.embedder.batch_size,
@@ -228,7 +228,7 @@ class Parts:
         """The configured store; a chroma folder at `path` (refused if missing and not
         `create`). On a chroma server, `collection` names another collection than the
         memories' (TeachMe's taught facts)."""
-        from memory import ChromaStore, InMemoryStore, StorePathError
+        from mindstream.memory import ChromaStore, InMemoryStore, StorePathError
 
         kind = self.config.store.kind
         if kind == "memory":
@@ -259,7 +259,7 @@ class Parts:
         change judge; importance is rated by `rater` (default: the scorer, built only when a
         memory without importance arrives). `embedder` replaces the configured one where the
         embeddings are computed up front (an experiment's fixed set)."""
-        from memory import MemoryStream
+        from mindstream.memory import MemoryStream
 
         policy = policy or self.config.stream
         return MemoryStream(
@@ -279,8 +279,8 @@ class Parts:
         return stream
 
     def rater(self) -> CachedRater:
-        from lm import rate_importance
-        from memory import CachedRater
+        from mindstream.lm import rate_importance
+        from mindstream.memory import CachedRater
 
         return CachedRater(lambda texts: rate_importance(self.scorer_for("importance"), texts))
 
@@ -294,7 +294,7 @@ class Parts:
     ) -> Reflector:
         """Reflection on `stream` with the configured model and settings, or `model` (a run's
         counted view) and `config` (a scenario's threshold)."""
-        from reflection import Reflector
+        from mindstream.reflection import Reflector
 
         chat = model or self.chat_for("reflection")
         return Reflector(stream, chat, config or self.config.reflection)
@@ -303,14 +303,14 @@ class Parts:
         self, *, feedback: Feedback | None = None, stop: Stop | None = None, **changes: Any
     ) -> SelfRefine:
         """Self-Refine with the configured settings, `changes` applied (and validated)."""
-        from reflection.self_refine import SelfRefine, stop_when_satisfied
+        from mindstream.reflection.self_refine import SelfRefine, stop_when_satisfied
 
         config = _changed(self.config.refine, changes)
         model = self.chat_for("self-refine")
         return SelfRefine(model, feedback=feedback, stop=stop or stop_when_satisfied, config=config)
 
     def refeed(self, retrieve: Retrieve, **changes: Any) -> ReFeed:
-        from reflection.refeed import ReFeed
+        from mindstream.reflection.refeed import ReFeed
 
         config = _changed(self.config.refeed, changes)
         return ReFeed(self.chat_for("refeed"), self.scorer_for("refeed"), retrieve, config)
@@ -329,7 +329,7 @@ class Parts:
         """TeachMe on `stream` with the configured settings (`config` instead, `changes`
         applied and validated). An experiment passes its memoised `scorer` and `checkers`;
         `writes=False` leaves out the chat model (hypotheses by rule, no written premises)."""
-        from agents.teachme import TeachableReasoner
+        from mindstream.agents.teachme import TeachableReasoner
 
         config = _changed(config or self.config.teachme, changes)
         verifier, judge = checkers if checkers is not None else self.teachme_checkers(config)
@@ -355,9 +355,9 @@ class Parts:
 
     def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
         """The personal assistant on its own stream (the assistant's retrieval policy)."""
-        from agents.assistant import Assistant
-        from agents.assistant.serialised import Unlocking
-        from memory import MemoryStream
+        from mindstream.agents.assistant import Assistant
+        from mindstream.agents.assistant.serialised import Unlocking
+        from mindstream.memory import MemoryStream
 
         policy = self.config.assistant.stream
         lock = threading.RLock()  # the assistant's, let go while the judge runs
@@ -378,8 +378,8 @@ class Parts:
         )
 
     def minds(self, *, batched: bool = True) -> Minds:
-        from agents.generative import Minds
-        from lm import MODEL_BUSY
+        from mindstream.agents.generative import Minds
+        from mindstream.lm import MODEL_BUSY
 
         served = self.config.model.is_served
         return Minds(
@@ -395,7 +395,7 @@ class Parts:
     def run_parts(self, *, batched: bool = True, keep_config: bool = True) -> RunParts:
         """Everything a sandbox run is built from, and the effective configuration the run
         folder keeps (not kept by a reader of the run, such as an interview)."""
-        from sim.runner import RunParts
+        from mindstream.sim.runner import RunParts
 
         return RunParts(
             minds=self.minds(batched=batched),

@@ -15,13 +15,13 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agents.assistant.config import AssistantConfig
-from agents.teachme.config import TeachMeConfig
-from lm.config import ModelConfig
-from memory.records import StreamConfig
+from mindstream.agents.assistant.config import AssistantConfig
+from mindstream.agents.teachme.config import TeachMeConfig
+from mindstream.lm.config import ModelConfig
+from mindstream.memory.records import StreamConfig
+from mindstream.reflection.config import ReFeedConfig, ReflectionConfig, SelfRefineConfig
 from mindstream.service.config import ServiceConfig
-from reflection.config import ReFeedConfig, ReflectionConfig, SelfRefineConfig
-from sim.config import BelievabilityConfig, SimConfig
+from mindstream.sim.config import BelievabilityConfig, SimConfig
 
 ENV_PREFIX = "MINDSTREAM_"
 # Variables with a meaning of their own, and where they land in the configuration.

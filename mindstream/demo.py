@@ -12,10 +12,10 @@ from typing import Any
 
 from rich.table import Table
 
-from lm import belief, choose, rate_importance
-from memory import ManualClock, RetrievalWeights, new_memory
 from mindstream.cli_support import console
 from mindstream.compose import Parts
+from mindstream.lm import belief, choose, rate_importance
+from mindstream.memory import ManualClock, RetrievalWeights, new_memory
 
 DEMO_MEMORIES = (
     "I made my bed this morning",

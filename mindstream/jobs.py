@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-log = logging.getLogger("reflection.schedule")
+log = logging.getLogger("mindstream.reflection.schedule")
 
 REFLECT_JOB = "mindstream.jobs:reflect"
 

@@ -2,10 +2,10 @@
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach_declared
+from mindstream.lm.lazy import attach_declared
 
 if TYPE_CHECKING:
-    from reflection.config import ReFeedConfig, ReflectionConfig, SelfRefineConfig
-    from reflection.reflector import Insight, ReflectionResult, Reflector
+    from mindstream.reflection.config import ReFeedConfig, ReflectionConfig, SelfRefineConfig
+    from mindstream.reflection.reflector import Insight, ReflectionResult, Reflector
 
 __getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from lm import Scorer, complete_batch
-from memory import MemoryStream, RetrievalWeights
-from memory.records import RelevanceMode
-from reflection.config import ReFeedConfig
-from reflection.prompts import REFEED_ANSWER, REFEED_REFINE, REFEED_SCORE_CONTEXT
+from mindstream.lm import Scorer, complete_batch
+from mindstream.memory import MemoryStream, RetrievalWeights
+from mindstream.memory.records import RelevanceMode
+from mindstream.reflection.config import ReFeedConfig
+from mindstream.reflection.prompts import REFEED_ANSWER, REFEED_REFINE, REFEED_SCORE_CONTEXT
 
 Retrieve = Callable[[str, int], list[str]]  # (query, k) -> documents, best first
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al. 2009)

@@ -15,11 +15,18 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 
-from lm import complete_batch
-from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, corrections, new_memory
-from reflection.config import ReflectionConfig
-from reflection.parsing import ParsedInsight, parse_insights, parse_questions
-from reflection.prompts import (
+from mindstream.lm import complete_batch
+from mindstream.memory import (
+    MemoryKind,
+    MemoryRecord,
+    MemoryStatus,
+    MemoryStream,
+    corrections,
+    new_memory,
+)
+from mindstream.reflection.config import ReflectionConfig
+from mindstream.reflection.parsing import ParsedInsight, parse_insights, parse_questions
+from mindstream.reflection.prompts import (
     EXAMPLE_INSIGHTS,
     EXAMPLE_OWNER,
     EXAMPLE_QUESTIONS,

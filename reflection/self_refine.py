@@ -17,9 +17,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import PromptTemplate
 from pydantic import BaseModel, ConfigDict
 
-from lm import complete_batch
-from reflection.config import SelfRefineConfig
-from reflection.prompts import SELF_REFINE_FEEDBACK, SELF_REFINE_GENERATE, SELF_REFINE_REFINE
+from mindstream.lm import complete_batch
+from mindstream.reflection.config import SelfRefineConfig
+from mindstream.reflection.prompts import (
+    SELF_REFINE_FEEDBACK,
+    SELF_REFINE_GENERATE,
+    SELF_REFINE_REFINE,
+)
 
 Feedback = Callable[[Sequence[str], Sequence[str]], list[str]]  # (tasks, outputs) -> feedback
 Stop = Callable[[str, int], bool]  # (feedback, iteration) -> stop?

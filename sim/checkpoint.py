@@ -16,11 +16,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agents.generative import AgentState
-from memory import MemoryStore
-from sim.errors import CheckpointError
-from sim.events import Event, read_events
-from sim.scenario import EventSpec
+from mindstream.agents.generative import AgentState
+from mindstream.memory import MemoryStore
+from mindstream.sim.errors import CheckpointError
+from mindstream.sim.events import Event, read_events
+from mindstream.sim.scenario import EventSpec
 
 # Raised when the checkpoint's shape changes; a folder written by a newer mindstream is refused.
 CHECKPOINT_VERSION = 1
@@ -59,7 +59,7 @@ class RunFolder:
     def store(self) -> MemoryStore:
         """The run's memories: a chroma folder inside the run folder whatever the configured
         store is, so a run folder is whole on its own (copied, resumed, served)."""
-        from memory import ChromaStore
+        from mindstream.memory import ChromaStore
 
         return ChromaStore.persistent(self.memory)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from memory.clock import ManualClock
+from mindstream.memory.clock import ManualClock
 
 
 class SimClock(ManualClock):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.generative.components import Cognition, MemoryAccess
-from agents.generative.config import AgentConfig
-from memory.records import ChangePolicy, MemoryKind, StreamConfig
+from mindstream.agents.generative.components import Cognition, MemoryAccess
+from mindstream.agents.generative.config import AgentConfig
+from mindstream.memory.records import ChangePolicy, MemoryKind, StreamConfig
 
 
 class SimConfig(BaseModel):

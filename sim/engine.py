@@ -9,16 +9,16 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from agents.generative import AgentLoop, GenerativeAgent, Minds, Scene, town_day
-from agents.generative.events import Event, InnerVoice, ObjectChange, Tick, Whereabouts
-from memory import MemoryStream, NewMemory
-from reflection import Reflector
-from sim.checkpoint import Checkpoint, RunFolder
-from sim.clock import SimClock
-from sim.config import SimConfig
-from sim.errors import SimError
-from sim.scenario import EventSpec, Scenario
-from sim.world import World
+from mindstream.agents.generative import AgentLoop, GenerativeAgent, Minds, Scene, town_day
+from mindstream.agents.generative.events import Event, InnerVoice, ObjectChange, Tick, Whereabouts
+from mindstream.memory import MemoryStream, NewMemory
+from mindstream.reflection import Reflector
+from mindstream.sim.checkpoint import Checkpoint, RunFolder
+from mindstream.sim.clock import SimClock
+from mindstream.sim.config import SimConfig
+from mindstream.sim.errors import SimError
+from mindstream.sim.scenario import EventSpec, Scenario
+from mindstream.sim.world import World
 
 
 class Engine:

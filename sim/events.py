@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agents.generative.events import (
+from mindstream.agents.generative.events import (
     EVENT,
     DayPlan,
     Decomposed,
@@ -23,7 +23,7 @@ from agents.generative.events import (
     Tick,
     Whereabouts,
 )
-from sim.errors import CheckpointError
+from mindstream.sim.errors import CheckpointError
 
 __all__ = [
     "DayPlan",

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from sim.events import (
+from mindstream.sim.events import (
     DayPlan,
     Event,
     InnerVoice,

@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from itertools import permutations
 from typing import Any
 
-from memory import MemoryKind, MemoryStatus, MemoryStream
-from sim.events import Event
-from sim.scenario import Scenario
+from mindstream.memory import MemoryKind, MemoryStatus, MemoryStream
+from mindstream.sim.events import Event
+from mindstream.sim.scenario import Scenario
 
 
 def _told(stream: MemoryStream, owner: str) -> list[tuple[datetime, str, bool]]:

@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sim.events import Event
+from mindstream.sim.events import Event
 
 
 def _pyplot() -> Any:

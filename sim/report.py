@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory import MemoryKind, MemoryStream
-from sim.checkpoint import RunFolder
-from sim.events import Event, RunSummary
-from sim.happenings import PLAN_SOURCES, Happenings, happenings
-from sim.plots import plot_diffusion, plot_timeline
-from sim.scenario import load_scenario
+from mindstream.memory import MemoryKind, MemoryStream
+from mindstream.sim.checkpoint import RunFolder
+from mindstream.sim.events import Event, RunSummary
+from mindstream.sim.happenings import PLAN_SOURCES, Happenings, happenings
+from mindstream.sim.plots import plot_diffusion, plot_timeline
+from mindstream.sim.scenario import load_scenario
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:

@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Protocol
 
 import yaml
 
-from agents.generative import Minds, interview
-from memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
-from reflection import ReflectionConfig, Reflector
-from sim.checkpoint import RunFolder
-from sim.config import town_stream
-from sim.engine import Engine, SimConfig
-from sim.errors import SimError
-from sim.events import Interview, RunSummary
-from sim.metrics import measure
-from sim.report import write_report
-from sim.scenario import Scenario, load_scenario
-from sim.world import World
+from mindstream.agents.generative import Minds, interview
+from mindstream.memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
+from mindstream.reflection import ReflectionConfig, Reflector
+from mindstream.sim.checkpoint import RunFolder
+from mindstream.sim.config import town_stream
+from mindstream.sim.engine import Engine, SimConfig
+from mindstream.sim.errors import SimError
+from mindstream.sim.events import Interview, RunSummary
+from mindstream.sim.metrics import measure
+from mindstream.sim.report import write_report
+from mindstream.sim.scenario import Scenario, load_scenario
+from mindstream.sim.world import World
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

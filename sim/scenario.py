@@ -13,9 +13,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.generative import Persona
-from sim.errors import ScenarioError, UnknownPlaceError
-from sim.world import World
+from mindstream.agents.generative import Persona
+from mindstream.sim.errors import ScenarioError, UnknownPlaceError
+from mindstream.sim.world import World
 
 BUILTIN = Path(__file__).parent / "scenarios"
 

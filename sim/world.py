@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sim.errors import UnknownPlaceError
+from mindstream.sim.errors import UnknownPlaceError
 
 IDLE = "idle"
 SEPARATOR = ": "

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 
-from agents.teachme import TeachableReasoner, TeachMeConfig
-from lm import Scorer
-from lm.judge import RelationJudge
-from lm.verifier import Verifier
-from memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
-from memory.embedder import Embedder
-from reflection import ReflectionConfig, Reflector
+from mindstream.agents.teachme import TeachableReasoner, TeachMeConfig
+from mindstream.lm import Scorer
+from mindstream.lm.judge import RelationJudge
+from mindstream.lm.verifier import Verifier
+from mindstream.memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
+from mindstream.memory.embedder import Embedder
+from mindstream.reflection import ReflectionConfig, Reflector
 
 
 class PlainBuild:

@@ -6,9 +6,9 @@ import time
 
 from rich.console import Console
 
-from lm import BusyClock, CallLedger
-from lm.accounting import counted, counted_chat
-from lm.fakes import ScriptedChatModel
+from mindstream.lm import BusyClock, CallLedger
+from mindstream.lm.accounting import counted, counted_chat
+from mindstream.lm.fakes import ScriptedChatModel
 
 
 def test_records_accumulate_per_component() -> None:

@@ -9,12 +9,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from lm.fakes import HashEmbeddings
 from mindstream.cli import app
 from mindstream.compose import Parts
 from mindstream.config import ConfigError, MindstreamConfig, load_config
-from sim import load_scenario
-from sim.runner import start_run
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.sim import load_scenario
+from mindstream.sim.runner import start_run
 
 FILE = """\
 model:
@@ -76,7 +76,7 @@ def test_a_bad_value_names_its_source_and_field(config_file: Path, tmp_path: Pat
 def test_the_sim_the_reflector_and_an_experiment_get_what_one_file_says(
     config_file: Path, tmp_path: Path
 ) -> None:
-    from lab.experiments.teachme import Lab
+    from mindstream.lab.experiments.teachme import Lab
 
     parts = Parts.load(config_file)
     parts.__dict__["embedder"] = HashEmbeddings()  # the one real part a unit test swaps out

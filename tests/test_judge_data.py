@@ -6,16 +6,16 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from agents.teachme.language import negate
-from lab.experiments.changed_facts_data import (
+from mindstream.agents.teachme.language import negate
+from mindstream.lab.experiments.changed_facts_data import (
     GENERATED,
     HAND,
     generate,
     load_templates,
 )
-from lab.experiments.openbookqa import DEFAULT_DATA, load_questions
-from lab.training.judge import HELDOUT_SLOTS, JudgeTraining, build_examples, measured
-from lab.training.judge_data import (
+from mindstream.lab.experiments.openbookqa import DEFAULT_DATA, load_questions
+from mindstream.lab.training.judge import HELDOUT_SLOTS, JudgeTraining, build_examples, measured
+from mindstream.lab.training.judge_data import (
     contradiction_examples,
     load_catalogue,
     replacement_pairs,
@@ -95,7 +95,7 @@ def test_held_out_slots_and_questions_never_reach_training() -> None:
 
 
 def test_reaction_examples_never_show_fire_or_flood_words_nor_held_out_objects() -> None:
-    from lab.training.react_data import (
+    from mindstream.lab.training.react_data import (
         HELD_OUT_EVERYDAY,
         HELD_OUT_OBJECTS,
         HELD_OUT_URGENT,
@@ -118,8 +118,8 @@ def test_a_word_trap_names_a_choice_word_and_nothing_of_the_question() -> None:
     wire"), and never one about the question's own topic."""
     import random
 
-    from lab.experiments.openbookqa import Question
-    from lab.training.judge_data import WordTraps, content_words
+    from mindstream.lab.experiments.openbookqa import Question
+    from mindstream.lab.training.judge_data import WordTraps, content_words
 
     q = Question(
         id="q",

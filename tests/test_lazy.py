@@ -6,10 +6,13 @@ import importlib
 
 import pytest
 
-from lm.lazy import declared_exports
+from mindstream.lm.lazy import declared_exports
 
-FACADES = ("lm", "memory", "reflection", "agents", "agents.generative", "agents.assistant")
-FACADES += ("agents.teachme", "sim")
+FACADES = tuple(
+    f"mindstream.{name}"
+    for name in ("lm", "memory", "reflection", "agents", "agents.generative", "agents.assistant")
+)
+FACADES += ("mindstream.agents.teachme", "mindstream.sim")
 
 
 def test_declared_exports_reads_only_the_type_checking_block() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lm.server import VllmServer, model_context
+from mindstream.lm.server import VllmServer, model_context
 
 
 def test_the_engine_gets_the_context_length_the_model_declares(tmp_path: Path) -> None:

@@ -7,17 +7,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm import (
+from mindstream.lm import (
     ModelConfig,
     RealModelForbiddenError,
     ServedConfig,
     UnknownModelSpecError,
     resolve_model,
 )
-from lm.config import OLLAMA_BASE_URL
-from lm.fakes import HashEmbeddings, ScriptedChatModel
-from lm.local import LocalChatModel
-from lm.served import ServedChatModel
+from mindstream.lm.config import OLLAMA_BASE_URL
+from mindstream.lm.fakes import HashEmbeddings, ScriptedChatModel
+from mindstream.lm.local import LocalChatModel
+from mindstream.lm.served import ServedChatModel
 
 
 @pytest.mark.parametrize("spec", ["smollm2", "foo:bar", "local:gpt-5", "local:"])

@@ -7,10 +7,16 @@ import math
 import pytest
 import torch
 
-from lm import MemoScorer, ScoringInputError, choose
-from lm.backend import _maximal_prefixes
-from lm.fakes import FakeScorer
-from lm.scoring import expected_value, label_log_scores, normalise, scale_labels, yes_share
+from mindstream.lm import MemoScorer, ScoringInputError, choose
+from mindstream.lm.backend import _maximal_prefixes
+from mindstream.lm.fakes import FakeScorer
+from mindstream.lm.scoring import (
+    expected_value,
+    label_log_scores,
+    normalise,
+    scale_labels,
+    yes_share,
+)
 
 
 def test_trie_needs_one_branch_for_one_to_ten() -> None:

@@ -13,13 +13,13 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from typer.testing import CliRunner
 
-from lm import CallLedger, DecisionParseError, ServedConfig, choose, p_yes, rate
-from lm.decisions import GeneratedPath, LogprobPath, _choice
-from lm.endpoint import Endpoint
-from lm.served import ServedChatModel, as_turns, strip_prefill
-from lm.served_scorer import ServedScorer, probe
-from lm.server import free_port
 from mindstream.cli import app
+from mindstream.lm import CallLedger, DecisionParseError, ServedConfig, choose, p_yes, rate
+from mindstream.lm.decisions import GeneratedPath, LogprobPath, _choice
+from mindstream.lm.endpoint import Endpoint
+from mindstream.lm.served import ServedChatModel, as_turns, strip_prefill
+from mindstream.lm.served_scorer import ServedScorer, probe
+from mindstream.lm.server import free_port
 from tests.fake_openai import FakeOpenAI
 
 YES_NO = "Is ice cold?"

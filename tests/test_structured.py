@@ -6,8 +6,8 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from lm import ParseError, StructuredOutputError, generate_structured, parse_json_object
-from lm.fakes import ScriptedChatModel
+from mindstream.lm import ParseError, StructuredOutputError, generate_structured, parse_json_object
+from mindstream.lm.fakes import ScriptedChatModel
 
 
 class Plan(BaseModel):

@@ -3,7 +3,13 @@ written by hand."""
 
 from __future__ import annotations
 
-from lab.experiments.teachme_vetoes_grid import Row, block_grid, choose, choose_block, grid
+from mindstream.lab.experiments.teachme_vetoes_grid import (
+    Row,
+    block_grid,
+    choose,
+    choose_block,
+    grid,
+)
 
 # The negated fact denies choice 0 (the judge agrees, the verifier weakly entails it); the core
 # fact reads to the judge as showing choice 0 false, wrongly, at 0.4, with no support either;
@@ -135,7 +141,7 @@ NEGATION_READ_AS_SUPPORT: list[Row] = [
 
 
 def test_the_negation_check_blocks_what_a_facts_negation_supports_more() -> None:
-    from lab.experiments.teachme_vetoes_grid import choose_negation, negation_grid
+    from mindstream.lab.experiments.teachme_vetoes_grid import choose_negation, negation_grid
 
     no_block = {"floor": 0.9, "margin": 0.9}
     points = {
@@ -149,7 +155,7 @@ def test_the_negation_check_blocks_what_a_facts_negation_supports_more() -> None
 
 
 def test_another_topics_denial_counts_every_veto_it_makes() -> None:
-    from lab.experiments.teachme_vetoes_grid import other_topic_vetoes
+    from mindstream.lab.experiments.teachme_vetoes_grid import other_topic_vetoes
 
     point = {"floor": 0.1, "margin": 0.1, "overruled_at": None, "best_support": None}
     point["claim_first"] = 0.0
@@ -165,7 +171,7 @@ def test_a_veto_needs_a_fact_about_the_question_and_the_floor_weighs_both_kinds(
     """An own denial close to the question (0.6) and another topic's denial that names a
     choice but is about something else (0.1): both read by the judge as denying choice 0. The
     on-topic floor keeps the first veto and drops the second."""
-    from lab.experiments.teachme_vetoes_grid import choose_on_topic, on_topic_grid
+    from mindstream.lab.experiments.teachme_vetoes_grid import choose_on_topic, on_topic_grid
 
     own = [
         Row(0, 1, [0.8, 0.1], [0.1, 0.1], [0.8, 0.1], [0.0, 0.0], 0.6),

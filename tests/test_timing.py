@@ -8,9 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from lm.timing import fastest, time_rounds
-from memory.index import AUTO_MIN_ROWS, OwnerIndex
-from memory.records import RetrievalWeights
+from mindstream.lm.timing import fastest, time_rounds
+from mindstream.memory.index import AUTO_MIN_ROWS, OwnerIndex
+from mindstream.memory.records import RetrievalWeights
 
 
 def test_time_rounds_times_every_call() -> None:

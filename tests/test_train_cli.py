@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
 from mindstream.cli import app
+from mindstream.lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
 
 runner = CliRunner()
 

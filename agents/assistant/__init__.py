@@ -2,17 +2,17 @@
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach_declared
+from mindstream.lm.lazy import attach_declared
 
 if TYPE_CHECKING:
-    from agents.assistant.assistant import (
+    from mindstream.agents.assistant.assistant import (
         Assistant,
         Correction,
         ReflectionBusy,
         Reply,
         UsedMemory,
     )
-    from agents.assistant.config import AssistantConfig, long_horizon
-    from agents.assistant.prompting import answer_prompt
+    from mindstream.agents.assistant.config import AssistantConfig, long_horizon
+    from mindstream.agents.assistant.prompting import answer_prompt
 
 __getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -16,11 +16,11 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.assistant.config import AssistantConfig
-from agents.assistant.prompting import answer_prompt
-from agents.assistant.serialised import Serialised
-from lm import complete_batch
-from memory import (
+from mindstream.agents.assistant.config import AssistantConfig
+from mindstream.agents.assistant.prompting import answer_prompt
+from mindstream.agents.assistant.serialised import Serialised
+from mindstream.lm import complete_batch
+from mindstream.memory import (
     MemoryKind,
     MemoryNotFoundError,
     MemoryRecord,
@@ -222,7 +222,7 @@ class Assistant:
 
     def import_export(self, user: str, exported: dict[str, Any]) -> list[MemoryRecord]:
         """An export's memories back into this user's account (their ids must be free)."""
-        from memory.transfer import importable
+        from mindstream.memory.transfer import importable
 
         memories = exported.get("memories")
         if not isinstance(memories, list):

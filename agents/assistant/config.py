@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.records import ChangePolicy, RetrievalWeights, StreamConfig
+from mindstream.memory.records import ChangePolicy, RetrievalWeights, StreamConfig
 
 
 def long_horizon() -> StreamConfig:

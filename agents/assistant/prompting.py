@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from agents.assistant.prompts import ANSWER, HISTORY, MEMORY_LINE, NO_LONGER_TRUE, REPLACED_LINE
-from memory import MemoryRecord, MemoryStatus, ScoredMemory
+from mindstream.agents.assistant.prompts import (
+    ANSWER,
+    HISTORY,
+    MEMORY_LINE,
+    NO_LONGER_TRUE,
+    REPLACED_LINE,
+)
+from mindstream.memory import MemoryRecord, MemoryStatus, ScoredMemory
 
 
 def answer_prompt(

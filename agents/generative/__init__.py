@@ -5,19 +5,26 @@ calls."""
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach_declared
+from mindstream.lm.lazy import attach_declared
 
 if TYPE_CHECKING:
-    from agents.generative.agent import AgentState, GenerativeAgent
-    from agents.generative.components import Cognition, MemoryAccess
-    from agents.generative.config import AgentConfig
-    from agents.generative.loop import AgentLoop, Component, Outcome, Scene, Stage, Surroundings
-    from agents.generative.minds import Minds
-    from agents.generative.persona import Persona
-    from agents.generative.places import choose_places
-    from agents.generative.plan import Plan, PlanStep
-    from agents.generative.planning import decompose, plan_days, refresh_summaries
-    from agents.generative.social import (
+    from mindstream.agents.generative.agent import AgentState, GenerativeAgent
+    from mindstream.agents.generative.components import Cognition, MemoryAccess
+    from mindstream.agents.generative.config import AgentConfig
+    from mindstream.agents.generative.loop import (
+        AgentLoop,
+        Component,
+        Outcome,
+        Scene,
+        Stage,
+        Surroundings,
+    )
+    from mindstream.agents.generative.minds import Minds
+    from mindstream.agents.generative.persona import Persona
+    from mindstream.agents.generative.places import choose_places
+    from mindstream.agents.generative.plan import Plan, PlanStep
+    from mindstream.agents.generative.planning import decompose, plan_days, refresh_summaries
+    from mindstream.agents.generative.social import (
         Conversation,
         Sight,
         converse,
@@ -25,7 +32,7 @@ if TYPE_CHECKING:
         interview,
         react_to_objects,
     )
-    from agents.generative.steps import (
+    from mindstream.agents.generative.steps import (
         DayPlanning,
         Decomposition,
         Dialogue,

@@ -12,10 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.generative.config import AgentConfig
-from agents.generative.persona import Persona
-from agents.generative.plan import Plan, PlanStep
-from memory import MemoryKind, MemoryStream, NewMemory, new_memory
+from mindstream.agents.generative.config import AgentConfig
+from mindstream.agents.generative.persona import Persona
+from mindstream.agents.generative.plan import Plan, PlanStep
+from mindstream.memory import MemoryKind, MemoryStream, NewMemory, new_memory
 
 # A whisper is the user speaking to the agent directly: it ranks near the top of what the agent
 # recalls (importance is 1-10) whatever a small model would rate it.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.records import MemoryKind
+from mindstream.memory.records import MemoryKind
 
 
 class MemoryAccess(BaseModel):

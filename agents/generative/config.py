@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agents.generative.components import Cognition
+from mindstream.agents.generative.components import Cognition
 
 
 class _Section(BaseModel):

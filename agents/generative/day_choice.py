@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from agents.generative.agent import GenerativeAgent
-from agents.generative.minds import Minds
-from agents.generative.plan import parse_timed
-from agents.generative.prompts import PLAN_CHOICE, PLAN_CHOICE_BASELINE
-from agents.generative.text import activity, bullets, clock_time, has_words
+from mindstream.agents.generative.agent import GenerativeAgent
+from mindstream.agents.generative.minds import Minds
+from mindstream.agents.generative.plan import parse_timed
+from mindstream.agents.generative.prompts import PLAN_CHOICE, PLAN_CHOICE_BASELINE
+from mindstream.agents.generative.text import activity, bullets, clock_time, has_words
 
 SLOT_HOURS = 2  # the parts of a day without a timed routine
 

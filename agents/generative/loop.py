@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from agents.generative.agent import GenerativeAgent
-from agents.generative.events import Event
-from agents.generative.minds import Minds
-from agents.generative.places import Places
-from agents.generative.social import Sight
-from memory import NewMemory
+from mindstream.agents.generative.agent import GenerativeAgent
+from mindstream.agents.generative.events import Event
+from mindstream.agents.generative.minds import Minds
+from mindstream.agents.generative.places import Places
+from mindstream.agents.generative.social import Sight
+from mindstream.memory import NewMemory
 
 
 class Surroundings(Places, Protocol):

@@ -17,9 +17,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 
-from lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
-from lm.accounting import counted, counted_chat
-from lm.judge import ReactionJudge
+from mindstream.lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
+from mindstream.lm.accounting import counted, counted_chat
+from mindstream.lm.judge import ReactionJudge
 
 BREAK = "\n\n"  # a reply ends at its first blank line: nothing after it is generated
 

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.generative.plan import parse_timed
+from mindstream.agents.generative.plan import parse_timed
 
 # The head of a timed routine item ("9:30 am" in "9:30 am: go to work").
 _CLOCK = re.compile(r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?", re.IGNORECASE)

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from agents.generative.agent import GenerativeAgent
-from agents.generative.events import Event, Move
-from agents.generative.minds import Minds
-from agents.generative.plan import PlanStep
-from agents.generative.prompts import AREA, PLACE_BASELINE, ROOM
+from mindstream.agents.generative.agent import GenerativeAgent
+from mindstream.agents.generative.events import Event, Move
+from mindstream.agents.generative.minds import Minds
+from mindstream.agents.generative.plan import PlanStep
+from mindstream.agents.generative.prompts import AREA, PLACE_BASELINE, ROOM
 
 
 class Places(Protocol):

@@ -7,11 +7,11 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from agents.generative.agent import GenerativeAgent
-from agents.generative.day_choice import choose_days
-from agents.generative.events import DayPlan, Decomposed, Event
-from agents.generative.minds import Minds
-from agents.generative.plan import (
+from mindstream.agents.generative.agent import GenerativeAgent
+from mindstream.agents.generative.day_choice import choose_days
+from mindstream.agents.generative.events import DayPlan, Decomposed, Event
+from mindstream.agents.generative.minds import Minds
+from mindstream.agents.generative.plan import (
     ACTION,
     DAY,
     HOUR,
@@ -21,7 +21,7 @@ from agents.generative.plan import (
     parse_items,
     parse_timed,
 )
-from agents.generative.prompts import (
+from mindstream.agents.generative.prompts import (
     ACTIONS,
     DAY_PLAN,
     DAY_PLAN_PREFILL,
@@ -32,8 +32,8 @@ from agents.generative.prompts import (
     SUMMARY_ASPECTS,
     SUMMARY_PREFILL,
 )
-from agents.generative.text import activity, bullets, clock_time, has_words, sentences
-from memory import NewMemory
+from mindstream.agents.generative.text import activity, bullets, clock_time, has_words, sentences
+from mindstream.memory import NewMemory
 
 WAKE_HOUR = 6
 

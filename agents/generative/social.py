@@ -9,11 +9,11 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.generative.agent import GenerativeAgent
-from agents.generative.events import Event, Reaction
-from agents.generative.minds import Minds
-from agents.generative.plan import ACTION, PlanStep
-from agents.generative.prompts import (
+from mindstream.agents.generative.agent import GenerativeAgent
+from mindstream.agents.generative.events import Event, Reaction
+from mindstream.agents.generative.minds import Minds
+from mindstream.agents.generative.plan import ACTION, PlanStep
+from mindstream.agents.generative.prompts import (
     DIALOGUE_LINE,
     INTERVIEW,
     REACT,
@@ -21,7 +21,7 @@ from agents.generative.prompts import (
     REACTION_PREFILL,
     SPEAKER_PREFILL,
 )
-from agents.generative.text import (
+from mindstream.agents.generative.text import (
     activity,
     bullets,
     clauses,
@@ -30,7 +30,7 @@ from agents.generative.text import (
     has_words,
     sentences,
 )
-from memory import NewMemory
+from mindstream.memory import NewMemory
 
 FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")
 _NEXT_TURN = re.compile(r"(?<=[.!?,]\s)[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:")

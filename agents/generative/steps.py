@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
-from agents.generative.agent import GenerativeAgent
-from agents.generative.day_choice import invitation
-from agents.generative.events import ReactDecision, Reflected, Talked
-from agents.generative.loop import Outcome, Scene, Stage
-from agents.generative.places import choose_places
-from agents.generative.planning import decompose, plan_days, refresh_summaries
-from agents.generative.social import Sight, converse, decide_reactions, react_to_objects
-from reflection import Reflector
+from mindstream.agents.generative.agent import GenerativeAgent
+from mindstream.agents.generative.day_choice import invitation
+from mindstream.agents.generative.events import ReactDecision, Reflected, Talked
+from mindstream.agents.generative.loop import Outcome, Scene, Stage
+from mindstream.agents.generative.places import choose_places
+from mindstream.agents.generative.planning import decompose, plan_days, refresh_summaries
+from mindstream.agents.generative.social import Sight, converse, decide_reactions, react_to_objects
+from mindstream.reflection import Reflector
 
 
 class _Everyone:

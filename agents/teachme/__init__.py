@@ -2,11 +2,11 @@
 
 from typing import TYPE_CHECKING
 
-from lm.lazy import attach_declared
+from mindstream.lm.lazy import attach_declared
 
 if TYPE_CHECKING:
-    from agents.teachme.config import TeachMeConfig
-    from agents.teachme.reasoner import Answer, Premise, Proof, TeachableReasoner
-    from agents.teachme.session import NoAnswerError, TeachMeSession, split_choices
+    from mindstream.agents.teachme.config import TeachMeConfig
+    from mindstream.agents.teachme.reasoner import Answer, Premise, Proof, TeachableReasoner
+    from mindstream.agents.teachme.session import NoAnswerError, TeachMeSession, split_choices
 
 __getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.records import RelevanceMode
+from mindstream.memory.records import RelevanceMode
 
 
 class TeachMeConfig(BaseModel):

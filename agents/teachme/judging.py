@@ -20,12 +20,12 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from agents.teachme.config import TeachMeConfig, VetoRule
-from agents.teachme.language import negate
-from lm.judge import RelationJudge
-from lm.verifier import Verifier
-from memory import MemoryRecord
-from memory.embedder import Embedder
+from mindstream.agents.teachme.config import TeachMeConfig, VetoRule
+from mindstream.agents.teachme.language import negate
+from mindstream.lm.judge import RelationJudge
+from mindstream.lm.verifier import Verifier
+from mindstream.memory import MemoryRecord
+from mindstream.memory.embedder import Embedder
 
 
 class Veto(BaseModel):

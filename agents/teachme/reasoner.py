@@ -19,8 +19,8 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from agents.teachme.config import TeachMeConfig
-from agents.teachme.judging import (
+from mindstream.agents.teachme.config import TeachMeConfig
+from mindstream.agents.teachme.judging import (
     FactJudgement,
     Veto,
     judge_facts,
@@ -28,8 +28,8 @@ from agents.teachme.judging import (
     taught_for,
     vetoes,
 )
-from agents.teachme.language import negate, normal_form, polarity, rule_hypothesis
-from agents.teachme.prompts import (
+from mindstream.agents.teachme.language import negate, normal_form, polarity, rule_hypothesis
+from mindstream.agents.teachme.prompts import (
     DIRECT,
     ENTAILMENT,
     HYPOTHESIS,
@@ -37,10 +37,10 @@ from agents.teachme.prompts import (
     PREMISE_LINE,
     WITH_PREMISES,
 )
-from lm import Scorer, belief, complete_batch
-from lm.judge import RelationJudge
-from lm.verifier import Verifier
-from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, RetrievalWeights
+from mindstream.lm import Scorer, belief, complete_batch
+from mindstream.lm.judge import RelationJudge
+from mindstream.lm.verifier import Verifier
+from mindstream.memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, RetrievalWeights
 
 FACT_KINDS = (MemoryKind.FACT, MemoryKind.CORRECTION)
 

@@ -8,9 +8,9 @@ import json
 import re
 from collections.abc import Sequence
 
-from agents.teachme.language import negate, normal_form
-from agents.teachme.reasoner import Answer, Premise, TeachableReasoner
-from memory import MemoryKind, MemoryRecord, NewMemory, new_memory
+from mindstream.agents.teachme.language import negate, normal_form
+from mindstream.agents.teachme.reasoner import Answer, Premise, TeachableReasoner
+from mindstream.memory import MemoryKind, MemoryRecord, NewMemory, new_memory
 
 TAUGHT_IMPORTANCE = 8.0  # what a user takes the trouble to teach matters
 _CHOICE = re.compile(r"\(([A-Ha-h])\)\s*")

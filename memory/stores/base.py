@@ -9,7 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from memory.records import MemoryKind, MemoryRecord, MemoryStatus
+from mindstream.memory.records import MemoryKind, MemoryRecord, MemoryStatus
 
 # What may change after a record is stored, and the flat keys each field is kept under.
 MUTABLE_FIELDS = ("status", "metadata", "last_accessed_at", "importance")

@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from memory.errors import StoreBusyError, StorePathError
-from memory.records import MemoryRecord, MemoryStatus
-from memory.stores.base import MUTABLE_FIELDS, changed_fields, from_flat, to_flat
+from mindstream.memory.errors import StoreBusyError, StorePathError
+from mindstream.memory.records import MemoryRecord, MemoryStatus
+from mindstream.memory.stores.base import MUTABLE_FIELDS, changed_fields, from_flat, to_flat
 
 COLLECTION = "memories"
 

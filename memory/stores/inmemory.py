@@ -6,9 +6,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from memory.errors import MemoryNotFoundError
-from memory.records import MemoryRecord, MemoryStatus
-from memory.stores.base import MUTABLE_FIELDS, check_fields
+from mindstream.memory.errors import MemoryNotFoundError
+from mindstream.memory.records import MemoryRecord, MemoryStatus
+from mindstream.memory.stores.base import MUTABLE_FIELDS, check_fields
 
 
 class InMemoryStore:

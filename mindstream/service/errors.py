@@ -10,8 +10,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from lm import ServedModelError
-from memory import InvalidMemoryError, MemoryNotFoundError, MemoryStateError
+from mindstream.lm import ServedModelError
+from mindstream.memory import InvalidMemoryError, MemoryNotFoundError, MemoryStateError
 from mindstream.service.users import UserExists
 
 log = logging.getLogger("mindstream.service")

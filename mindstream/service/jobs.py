@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from reflection.schedule import ReflectionSchedule, ReflectionScheduler
+from mindstream.reflection.schedule import ReflectionSchedule, ReflectionScheduler
 
 log = logging.getLogger("mindstream.service")
 JOB = "mindstream.service.jobs:reflect_user"

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memory import MemoryStream
     from mindstream.compose import Parts
+    from mindstream.memory import MemoryStream
 
 
 class LiveServer:
@@ -23,7 +23,7 @@ class LiveServer:
     def start(cls, out: Path, stream: MemoryStream, parts: Parts, port: int) -> LiveServer:
         import uvicorn
 
-        from lm.server import free_port
+        from mindstream.lm.server import free_port
         from mindstream.service.app import create_pages_app
         from mindstream.service.runs import RunViews
 

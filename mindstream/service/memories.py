@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse, Response
 
-from agents.assistant import Correction, Reply
+from mindstream.agents.assistant import Correction, Reply
 from mindstream.service.access import user_dependency
 from mindstream.service.admin import delete_user
 from mindstream.service.core import Service

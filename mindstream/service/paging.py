@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from memory import MemoryRecord
+from mindstream.memory import MemoryRecord
 
 
 class BadCursor(ValueError):

@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Any
 
-from memory.stores.chroma import http_client, refusing_embedder
+from mindstream.memory.stores.chroma import http_client, refusing_embedder
 
 COLLECTION = "mindstream_users"
 LEASE_OWNER_ENV = "MINDSTREAM_LEASE_OWNER"

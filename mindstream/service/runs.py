@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING
 import yaml
 from pydantic import BaseModel
 
-from memory import MemoryKind, MemoryRecord, StoreBusyError
+from mindstream.memory import MemoryKind, MemoryRecord, StoreBusyError
 from mindstream.service.schemas import FoundOut, MemoryOut
-from sim.checkpoint import Checkpoint, RunFolder
-from sim.events import Event, RunSummary, read_events, read_summary
+from mindstream.sim.checkpoint import Checkpoint, RunFolder
+from mindstream.sim.events import Event, RunSummary, read_events, read_summary
 
 if TYPE_CHECKING:
-    from agents.generative import PlanStep
-    from memory import MemoryStream
+    from mindstream.agents.generative import PlanStep
     from mindstream.compose import Parts
+    from mindstream.memory import MemoryStream
 
 Stamp = tuple[int, ...]
 _NAME = re.compile(r"^[\w.\- ]{1,120}$")

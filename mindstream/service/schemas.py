@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
-from memory import MemoryRecord, ScoredMemory
+from mindstream.memory import MemoryRecord, ScoredMemory
 
 
 class Strict(BaseModel):

@@ -14,9 +14,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from mindstream.service.schemas import MemoryOut, no_control
 
 if TYPE_CHECKING:
-    from agents.teachme import Answer, TeachMeSession
-    from memory import MemoryStore, MemoryStream
+    from mindstream.agents.teachme import Answer, TeachMeSession
     from mindstream.compose import Parts
+    from mindstream.memory import MemoryStore, MemoryStream
 
 _SESSIONS = 64  # the oldest tab's session is dropped beyond this
 
@@ -140,7 +140,7 @@ class TeachDesk:
             return stream.drop_owner(user)
 
     def _session(self, user: str, tab: str) -> TeachMeSession:
-        from agents.teachme import TeachMeSession
+        from mindstream.agents.teachme import TeachMeSession
 
         key = (user, tab)
         if key not in self._sessions:

@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agents.generative import GenerativeAgent, Minds
-from agents.generative.persona import Persona
-from agents.generative.plan import DAY, HOUR, PlanStep
-from agents.generative.planning import decompose
-from agents.generative.text import activity
-from lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
-from memory import InMemoryStore, MemoryStream
+from mindstream.agents.generative import GenerativeAgent, Minds
+from mindstream.agents.generative.persona import Persona
+from mindstream.agents.generative.plan import DAY, HOUR, PlanStep
+from mindstream.agents.generative.planning import decompose
+from mindstream.agents.generative.text import activity
+from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
+from mindstream.memory import InMemoryStore, MemoryStream
 
 NINE = datetime(2023, 2, 14, 9, 0, tzinfo=UTC)
 

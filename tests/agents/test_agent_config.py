@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agents.generative.config import AgentConfig
+from mindstream.agents.generative.config import AgentConfig
 
 
 def test_a_run_folders_config_of_the_flat_version_reads_into_the_sections() -> None:

@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from agents.generative import (
+from mindstream.agents.generative import (
     AgentLoop,
     GenerativeAgent,
     Outcome,
@@ -16,9 +16,9 @@ from agents.generative import (
     Surroundings,
     town_day,
 )
-from agents.generative.steps import DayPlanning, Dialogue, Perception, Reacting
-from lm.fakes import HashEmbeddings
-from memory import InMemoryStore, MemoryKind, MemoryStream, NewMemory
+from mindstream.agents.generative.steps import DayPlanning, Dialogue, Perception, Reacting
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.memory import InMemoryStore, MemoryKind, MemoryStream, NewMemory
 from tests.sim.conftest import scripted_minds
 
 MORNING = datetime(2023, 2, 14, 9, 0)

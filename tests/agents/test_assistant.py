@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from agents.assistant import Assistant, AssistantConfig, Correction, ReflectionBusy
-from agents.assistant.config import long_horizon
-from agents.assistant.prompting import answer_prompt
-from lm.fakes import FakeJudge, HashEmbeddings, ScriptedChatModel
-from memory import (
+from mindstream.agents.assistant import Assistant, AssistantConfig, Correction, ReflectionBusy
+from mindstream.agents.assistant.config import long_horizon
+from mindstream.agents.assistant.prompting import answer_prompt
+from mindstream.lm.fakes import FakeJudge, HashEmbeddings, ScriptedChatModel
+from mindstream.memory import (
     InMemoryStore,
     ManualClock,
     MemoryKind,
@@ -20,7 +20,7 @@ from memory import (
     MemoryStatus,
     MemoryStream,
 )
-from memory.records import ChangePolicy
+from mindstream.memory.records import ChangePolicy
 
 
 @pytest.fixture
@@ -247,7 +247,7 @@ def test_chat_sessions_keep_their_turns_apart(assistant: Assistant) -> None:
 def test_a_write_being_judged_holds_up_no_other_request() -> None:
     """The judge runs with the assistant's lock let go (as the model would take a while):
     another user searches and writes meanwhile, and the judged write still supersedes."""
-    from agents.assistant.serialised import Unlocking
+    from mindstream.agents.assistant.serialised import Unlocking
 
     judging, go_on = threading.Event(), threading.Event()
 

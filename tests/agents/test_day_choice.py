@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from agents.generative import GenerativeAgent, Minds
-from agents.generative.day_choice import day_slots
-from agents.generative.events import DayPlan
-from agents.generative.persona import Persona
-from agents.generative.planning import plan_days
-from agents.generative.prompts import PLAN_EXAMPLE
-from lm import LogLikelihood
-from lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
-from memory import InMemoryStore, MemoryStream, new_memory
+from mindstream.agents.generative import GenerativeAgent, Minds
+from mindstream.agents.generative.day_choice import day_slots
+from mindstream.agents.generative.events import DayPlan
+from mindstream.agents.generative.persona import Persona
+from mindstream.agents.generative.planning import plan_days
+from mindstream.agents.generative.prompts import PLAN_EXAMPLE
+from mindstream.lm import LogLikelihood
+from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
+from mindstream.memory import InMemoryStore, MemoryStream, new_memory
 
 MORNING = datetime(2023, 2, 14, 7, 0, tzinfo=UTC)
 AREAS = ["Hobbs Cafe", "Johnson Park", "Oak Hill College"]

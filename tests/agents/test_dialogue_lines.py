@@ -7,12 +7,12 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from agents.generative import GenerativeAgent, Minds, converse
-from agents.generative.persona import Persona
-from agents.generative.social import RETRY_TEMPERATURE
-from agents.generative.text import sentences
-from lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
-from memory import InMemoryStore, MemoryStream
+from mindstream.agents.generative import GenerativeAgent, Minds, converse
+from mindstream.agents.generative.persona import Persona
+from mindstream.agents.generative.social import RETRY_TEMPERATURE
+from mindstream.agents.generative.text import sentences
+from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
+from mindstream.memory import InMemoryStore, MemoryStream
 
 # Replies of the embedded model in a smallville run (events of 2023-02-14, 15:30-16:30).
 MOMENT, TICK = datetime(2023, 2, 14, 15, 30), timedelta(minutes=10)

@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agents.generative import GenerativeAgent, Minds, choose_places
-from agents.generative.persona import Persona
-from agents.generative.plan import Plan, PlanStep
-from lm import LogLikelihood
-from lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
-from memory import InMemoryStore, MemoryStream
-from sim.world import World
+from mindstream.agents.generative import GenerativeAgent, Minds, choose_places
+from mindstream.agents.generative.persona import Persona
+from mindstream.agents.generative.plan import Plan, PlanStep
+from mindstream.lm import LogLikelihood
+from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
+from mindstream.memory import InMemoryStore, MemoryStream
+from mindstream.sim.world import World
 
 NOW = datetime(2023, 2, 14, 13, 0, tzinfo=UTC)
 WORLD = World(
@@ -87,7 +87,7 @@ def test_an_area_with_one_room_needs_no_question_and_an_unnamed_one_is_chosen() 
 def test_an_action_stays_where_its_larger_step_is_without_a_new_question() -> None:
     from datetime import timedelta
 
-    from agents.generative.plan import ACTION, DAY
+    from mindstream.agents.generative.plan import ACTION, DAY
 
     scorer = Contrary()
     minds = Minds(ScriptedChatModel(rules={}, default=""), scorer)
@@ -113,7 +113,7 @@ def test_an_action_stays_where_its_larger_step_is_without_a_new_question() -> No
 def test_an_action_that_names_another_place_goes_there() -> None:
     from datetime import timedelta
 
-    from agents.generative.plan import ACTION, DAY
+    from mindstream.agents.generative.plan import ACTION, DAY
 
     minds = Minds(ScriptedChatModel(rules={}, default=""), Contrary())
     persona = Persona(name="Klaus Mueller", age=20, home="Oak Hill College dorm: Klaus's room")

@@ -6,12 +6,17 @@ from collections.abc import Sequence
 
 import pytest
 
-from agents.teachme import TeachableReasoner, TeachMeConfig, TeachMeSession, split_choices
-from agents.teachme.language import negate, rule_hypothesis
-from lm import LogLikelihood
-from lm.fakes import HashEmbeddings, ScriptedChatModel
-from lm.scoring import mean_loglik_choices
-from memory import InMemoryStore, MemoryKind, MemoryStatus, MemoryStream
+from mindstream.agents.teachme import (
+    TeachableReasoner,
+    TeachMeConfig,
+    TeachMeSession,
+    split_choices,
+)
+from mindstream.agents.teachme.language import negate, rule_hypothesis
+from mindstream.lm import LogLikelihood
+from mindstream.lm.fakes import HashEmbeddings, ScriptedChatModel
+from mindstream.lm.scoring import mean_loglik_choices
+from mindstream.memory import InMemoryStore, MemoryKind, MemoryStatus, MemoryStream
 
 PENNY = "Can a magnet attract a penny? (A) yes (B) no"
 

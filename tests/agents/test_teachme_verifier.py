@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from agents.teachme import TeachableReasoner, TeachMeConfig
-from agents.teachme.language import normal_form
-from lm import LogLikelihood
-from lm.fakes import FakeJudge, HashEmbeddings
-from lm.scoring import mean_loglik_choices
-from lm.verifier import MemoVerifier
-from memory import InMemoryStore, MemoryRecord, MemoryStream, new_memory
+from mindstream.agents.teachme import TeachableReasoner, TeachMeConfig
+from mindstream.agents.teachme.language import normal_form
+from mindstream.lm import LogLikelihood
+from mindstream.lm.fakes import FakeJudge, HashEmbeddings
+from mindstream.lm.scoring import mean_loglik_choices
+from mindstream.lm.verifier import MemoVerifier
+from mindstream.memory import InMemoryStore, MemoryRecord, MemoryStream, new_memory
 
 QUESTION = "What will a magnet pick up?"
 CHOICES = ["a copper coin", "a steel paperclip"]
@@ -216,7 +216,7 @@ def test_the_judge_reads_fact_and_claim_both_ways_in_one_batch() -> None:
 
 
 def test_using_a_considered_fact_changes_the_proof_or_says_why_not() -> None:
-    from agents.teachme import TeachMeSession
+    from mindstream.agents.teachme import TeachMeSession
 
     facts = ["A magnet attracts steel paperclips.", "A magnet is made of iron."]
     session = TeachMeSession(_reasoner(facts))
@@ -256,7 +256,7 @@ def test_the_memo_judges_each_request_once() -> None:
 
 
 def test_contradiction_ignores_phrasing_of_the_negation() -> None:
-    from agents.teachme.language import contradicts
+    from mindstream.agents.teachme.language import contradicts
 
     assert contradicts("A magnet attracts copper.", "A magnet does not attract copper.")
     assert contradicts("A magnet attracts copper.", "It is not true that a magnet attracts copper.")
@@ -266,7 +266,7 @@ def test_contradiction_ignores_phrasing_of_the_negation() -> None:
 
 
 def test_bad_reasoning_blocks_a_direct_answer_too() -> None:
-    from agents.teachme import TeachMeSession
+    from mindstream.agents.teachme import TeachMeSession
 
     session = TeachMeSession(_reasoner([]))
     assert session.ask(QUESTION, CHOICES).choice == "a copper coin"
@@ -276,8 +276,8 @@ def test_bad_reasoning_blocks_a_direct_answer_too() -> None:
 def test_a_newer_fact_supporting_a_choice_overrules_an_older_facts_veto() -> None:
     """What was taught last is what is true now: an older fact misread as denying a choice no
     longer rules it out once a newer fact makes that choice its best supported one."""
-    from agents.teachme.config import TeachMeConfig
-    from agents.teachme.judging import FactJudgement, vetoes
+    from mindstream.agents.teachme.config import TeachMeConfig
+    from mindstream.agents.teachme.judging import FactJudgement, vetoes
 
     def judged(text: str, day: int, entailment: list[float], contra: list[float]) -> FactJudgement:
         return FactJudgement(
@@ -300,7 +300,7 @@ def test_a_newer_fact_supporting_a_choice_overrules_an_older_facts_veto() -> Non
 
 
 def test_only_a_fact_taught_as_missing_for_this_question_escapes_the_premise_block() -> None:
-    from agents.teachme.judging import taught_for
+    from mindstream.agents.teachme.judging import taught_for
 
     def taught(action: str, question: str) -> MemoryRecord:
         return taught_fact("Ice floats on water.", action=action, question=question)
@@ -314,8 +314,8 @@ def test_only_a_fact_taught_as_missing_for_this_question_escapes_the_premise_blo
 def test_a_fact_never_proves_what_its_negation_supports_more() -> None:
     """A denial read almost as support ("Rubber does not conduct electricity" for "a rubber
     band", 0.22) proves nothing its negation ("Rubber conducts electricity") supports more."""
-    from agents.teachme.config import TeachMeConfig
-    from agents.teachme.judging import FactJudgement, not_premise_of
+    from mindstream.agents.teachme.config import TeachMeConfig
+    from mindstream.agents.teachme.judging import FactJudgement, not_premise_of
 
     judged = FactJudgement(
         fact=taught_fact("Rubber does not conduct electricity."),
@@ -335,8 +335,8 @@ def test_a_fact_about_another_topic_vetoes_nothing() -> None:
     """The judge reads "Eagles do not eat fish" as denying "a fish" for a question about how a
     strawberry gets planted; the fact is not about that question (cosine 0.05 to it alone), so
     it rules nothing out. The same reading from a fact about the question does."""
-    from agents.teachme.config import TeachMeConfig
-    from agents.teachme.judging import FactJudgement, vetoes
+    from mindstream.agents.teachme.config import TeachMeConfig
+    from mindstream.agents.teachme.judging import FactJudgement, vetoes
 
     def judged(on_topic: float) -> FactJudgement:
         return FactJudgement(

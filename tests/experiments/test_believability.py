@@ -18,15 +18,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from agents.generative import Minds
-from lab.believability.judge import grounded, invented_names, vocabulary
-from lab.believability.ratings import bootstrap, ranking, significance, trueskill
-from lab.experiments.believability import run
-from lm.fakes import FakeScorer, HashEmbeddings
-from memory import MemoryKind, new_memory
+from mindstream.agents.generative import Minds
 from mindstream.compose import Parts
 from mindstream.config import MindstreamConfig
-from sim.runner import RunParts, start_run
+from mindstream.lab.believability.judge import grounded, invented_names, vocabulary
+from mindstream.lab.believability.ratings import bootstrap, ranking, significance, trueskill
+from mindstream.lab.experiments.believability import run
+from mindstream.lm.fakes import FakeScorer, HashEmbeddings
+from mindstream.memory import MemoryKind, new_memory
+from mindstream.sim.runner import RunParts, start_run
 from tests.plain_build import PlainBuild
 from tests.sim.conftest import scenario
 
@@ -220,9 +220,9 @@ def test_a_condition_is_a_few_lines_of_configuration(tmp_path: Path) -> None:
 
 def test_interviews_leave_last_access_alone(tmp_path: Path) -> None:
     """Recall under one condition must not change what the next condition recalls."""
-    from lab.believability.interviews import answer_under, questions_for
-    from sim.config import BelievabilityConfig
-    from sim.runner import resume_run
+    from mindstream.lab.believability.interviews import answer_under, questions_for
+    from mindstream.sim.config import BelievabilityConfig
+    from mindstream.sim.runner import resume_run
 
     engine, _ = resume_run(_town(tmp_path / "town"), ScriptedParts(FactJudge()).run_parts())
     before = {r.id: r.last_accessed_at for r in engine.stream.records()}
@@ -236,7 +236,7 @@ def test_interviews_leave_last_access_alone(tmp_path: Path) -> None:
 def test_a_missing_lab_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    from lab.believability import require_statistics
+    from mindstream.lab.believability import require_statistics
 
     real = importlib.util.find_spec
     monkeypatch.setattr(
@@ -247,8 +247,8 @@ def test_a_missing_lab_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_sampled_interviews_ask_each_agent_one_question_per_category_reproducibly() -> None:
-    from lab.believability.interviews import CATEGORIES, questions_for
-    from sim.scenario import load_scenario
+    from mindstream.lab.believability.interviews import CATEGORIES, questions_for
+    from mindstream.sim.scenario import load_scenario
 
     town = load_scenario("smallville25")
     full = questions_for(town)
@@ -265,7 +265,7 @@ def test_sampled_interviews_ask_each_agent_one_question_per_category_reproducibl
 def test_the_plot_draws_a_mu_outside_its_bootstrap_interval(tmp_path: Path) -> None:
     """TrueSkill's μ depends on the rankings' order, so the μ of all of them can lie outside
     the interval of resampled ones (it did on the 25-agent day): the plot still draws."""
-    from lab.experiments.believability_report import _plot
+    from mindstream.lab.experiments.believability_report import _plot
 
     result = {
         "trueskill": {"full": (27.0, 1.0), "persona_baseline": (22.0, 1.0)},

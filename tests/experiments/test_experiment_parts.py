@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lab.experiments.openbookqa import DataError, load_book, load_split, normalise_fact
-from lab.experiments.report import build_report, write_section
-from lab.experiments.self_refine_concepts import concept_sets, coverage, covered
+from mindstream.lab.experiments.openbookqa import DataError, load_book, load_split, normalise_fact
+from mindstream.lab.experiments.report import build_report, write_section
+from mindstream.lab.experiments.self_refine_concepts import concept_sets, coverage, covered
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "openbookqa"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lab.experiments.long_memory import DataProblem, load
-from lab.experiments.long_memory_eval import token_f1
 from mindstream.cli import app
+from mindstream.lab.experiments.long_memory import DataProblem, load
+from mindstream.lab.experiments.long_memory_eval import token_f1
 from tests.conftest import DATA
 
 GOOD_TURNS = [
@@ -116,6 +116,6 @@ def test_the_assistant_policy_recalls_at_least_as_well_as_relevance_alone(tmp_pa
 
 
 def test_the_committed_data_set_is_what_the_generator_writes() -> None:
-    from lab.experiments.long_memory_data import build
+    from mindstream.lab.experiments.long_memory_data import build
 
     assert json.loads((DATA / "long_memory.json").read_text()) == [build()]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agents.teachme import TeachMeConfig
-from lab.experiments.teachme import Lab, run
-from lm.fakes import FakeScorer, HashEmbeddings
+from mindstream.agents.teachme import TeachMeConfig
+from mindstream.lab.experiments.teachme import Lab, run
+from mindstream.lm.fakes import FakeScorer, HashEmbeddings
 from tests.plain_build import PlainBuild
 
 # (stem, wrong choice, right choice, core fact). The scorer favours a choice whose word is in

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from lm.fakes import HashEmbeddings
-from memory import ChromaStore, InMemoryStore, ManualClock, MemoryStream, StreamConfig
-from memory.kernels import compiled_kernels, seven_bit_kernels
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.memory import ChromaStore, InMemoryStore, ManualClock, MemoryStream, StreamConfig
+from mindstream.memory.kernels import compiled_kernels, seven_bit_kernels
 
 
 @pytest.fixture(params=["simsimd", "kernel", "seven"])
@@ -29,7 +29,7 @@ def int8_scan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     if request.param == "seven":
         if seven_bit_kernels() is None:
             pytest.skip("this CPU cannot run the seven-bit scan (AVX-512 VBMI)")
-        monkeypatch.setattr("memory.sevenbit.SEVEN_BIT_FROM", 0)
+        monkeypatch.setattr("mindstream.memory.sevenbit.SEVEN_BIT_FROM", 0)
     return str(request.param)
 
 

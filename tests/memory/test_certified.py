@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.index import OwnerIndex
-from memory.records import RetrievalWeights
+from mindstream.memory.index import OwnerIndex
+from mindstream.memory.records import RetrievalWeights
 
 
 def _reference(E, last, imp, q, now, weights, decay):  # type: ignore[no-untyped-def]
@@ -36,7 +36,7 @@ def test_a_cached_prior_is_within_its_drift_of_a_fresh_one(second_oldest: float)
     """The oldest row is touched just after the newest, so both growth bounds move up by the
     same amount: the span is unchanged, the low is not (by half the rebuild limit, so the
     cached prior is kept and its drift must cover the move, or well past it)."""
-    from memory.certified import prior_into
+    from mindstream.memory.certified import prior_into
 
     n, w_rec, w_imp = 2000, 0.5, 2.0
     rng = np.random.default_rng(5)
@@ -88,7 +88,7 @@ def test_near_ties_under_flat_recency_keep_the_int8_top_k_exact(int8_scan: str) 
 def test_exact_extremes_are_found_among_near_ties_at_both_ends(int8_scan: str) -> None:
     """Thirty rows a hair apart at each end of relevance: the minimum and maximum that set the
     min-max range must be the exact ones, not those of the rows the codes rank first."""
-    from memory.certified import _exact_extremes
+    from mindstream.memory.certified import _exact_extremes
 
     n = 30_000
     rng = np.random.default_rng(9)

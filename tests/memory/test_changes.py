@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lm.fakes import FakeJudge, HashEmbeddings
-from memory import (
+from mindstream.lm.fakes import FakeJudge, HashEmbeddings
+from mindstream.memory import (
     ChromaStore,
     InMemoryStore,
     ManualClock,
@@ -22,7 +22,7 @@ from memory import (
     StreamConfig,
     new_memory,
 )
-from memory.records import ChangePolicy
+from mindstream.memory.records import ChangePolicy
 
 CITIES = ("Leeds", "York", "Bristol")
 
@@ -118,7 +118,7 @@ def test_a_failing_judge_keeps_every_write_and_says_so_once(
     stream = _stream(judge)
     leeds = _add(stream, "I live in Leeds")
     judge.broken = True
-    with caplog.at_level(logging.WARNING, logger="memory.changes"):
+    with caplog.at_level(logging.WARNING, logger="mindstream.memory.changes"):
         york = _add(stream, "We moved to York", hours=1)
         bristol = _add(stream, "Now Bristol", hours=2)
     assert [stream.get(i).status for i in (leeds, york, bristol)] == [MemoryStatus.ACTIVE] * 3

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from lm.fakes import HashEmbeddings
-from memory import ChromaStore, MemoryStream
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.memory import ChromaStore, MemoryStream
 
 WRITER = textwrap.dedent(
     """
     import sys
-    from lm.fakes import HashEmbeddings
-    from memory import ChromaStore, MemoryStream
+    from mindstream.lm.fakes import HashEmbeddings
+    from mindstream.memory import ChromaStore, MemoryStream
     stream = MemoryStream(ChromaStore.persistent(sys.argv[1]), HashEmbeddings())
     i = 0
     while True:

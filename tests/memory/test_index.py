@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.anchors import project_build, project_retrieve
-from memory.index import OwnerIndex
-from memory.quantized import Int8Codes
-from memory.records import RetrievalWeights
-from memory.sevenbit import SevenBitCodes
+from mindstream.memory.anchors import project_build, project_retrieve
+from mindstream.memory.index import OwnerIndex
+from mindstream.memory.quantized import Int8Codes
+from mindstream.memory.records import RetrievalWeights
+from mindstream.memory.sevenbit import SevenBitCodes
 
 
 def _reference(E, last, imp, q, now, weights, decay, rows=None):  # type: ignore[no-untyped-def]
@@ -236,7 +236,7 @@ def test_int8_search_is_exact_on_adversarial_rows_and_ties(seed: int, int8_scan:
 def test_auto_precision_measures_then_stays_exact() -> None:
     """Past AUTO_MIN_ROWS the index times both passes once and keeps the faster; either way
     the top-k equals the reference."""
-    from memory.index import AUTO_MIN_ROWS
+    from mindstream.memory.index import AUTO_MIN_ROWS
 
     rng = np.random.default_rng(4)
     n = AUTO_MIN_ROWS + 500
@@ -365,7 +365,7 @@ def test_int8_searches_do_not_use_up_references_to_none() -> None:
 def test_int8_kernel_gives_exact_products_and_block_summaries(size: int) -> None:
     """The kernel against numpy: every row's product with the query codes, and each block's
     minimum, maximum and ranking guess, on one thread and split over two at a block boundary."""
-    from memory.kernels import int8_products_into, kernels
+    from mindstream.memory.kernels import int8_products_into, kernels
 
     if kernels() is None:
         pytest.skip("no int8 kernel here or MINDSTREAM_KERNELS=0 (see `memory.kernels`)")
@@ -397,7 +397,7 @@ def test_int8_kernel_is_built_where_the_cpu_can_run_it() -> None:
     would otherwise only show as a slower scan."""
     from pathlib import Path
 
-    from memory.kernels import compiled_kernels
+    from mindstream.memory.kernels import compiled_kernels
 
     flags = Path("/proc/cpuinfo").read_text().split() if Path("/proc/cpuinfo").exists() else []
     if not {"avx512f", "avx512bw", "avx512_vnni"} <= set(flags):

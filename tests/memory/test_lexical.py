@@ -8,7 +8,7 @@ import bm25s
 import numpy as np
 import pytest
 
-from memory.lexical import LexicalIndex
+from mindstream.memory.lexical import LexicalIndex
 
 WORDS = [
     "cat",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.ranking import (
+from mindstream.memory.ranking import (
     contenders,
     contenders_by_summary,
     near_extremes,

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.index import OwnerIndex
-from memory.kernels import seven_bit_kernels
-from memory.quantized import Int8Codes
-from memory.records import RetrievalWeights
-from memory.sevenbit import SevenBitCodes, pack, split_query, unpack
+from mindstream.memory.index import OwnerIndex
+from mindstream.memory.kernels import seven_bit_kernels
+from mindstream.memory.quantized import Int8Codes
+from mindstream.memory.records import RetrievalWeights
+from mindstream.memory.sevenbit import SevenBitCodes, pack, split_query, unpack
 
 
 def _needs_kernel() -> None:
@@ -43,7 +43,7 @@ def test_the_query_parts_restore_it_far_closer_than_int8() -> None:
 def test_seven_bit_kernel_gives_exact_products_and_block_summaries(size: int) -> None:
     """Against numpy: every row's product with 128·high + low, each block's minimum,
     maximum and ranking guess, on one thread and on two."""
-    from memory.kernels import seven_bit_products_into
+    from mindstream.memory.kernels import seven_bit_products_into
 
     _needs_kernel()
     rng = np.random.default_rng(size)
@@ -75,7 +75,7 @@ def test_the_index_switches_to_seven_bits_as_it_grows_and_stays_exact(
     """Below the threshold the codes are int8; the append that grows capacity past it
     encodes every row again in seven bits; searches before and after equal the reference."""
     _needs_kernel()
-    monkeypatch.setattr("memory.sevenbit.SEVEN_BIT_FROM", 6_000)
+    monkeypatch.setattr("mindstream.memory.sevenbit.SEVEN_BIT_FROM", 6_000)
     rng = np.random.default_rng(7)
     n, weights = 8_000, RetrievalWeights.original_code()
     E = rng.standard_normal((n, 384)).astype(np.float32)

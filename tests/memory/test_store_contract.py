@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStore
+from mindstream.memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStore
 from tests.memory.conftest import STORE_KINDS, make_store
 
 
@@ -88,7 +88,7 @@ def test_nearest_returns_active_memories_of_the_owner(store: MemoryStore) -> Non
 
 
 def test_chroma_disk_store_survives_reopen(tmp_path: Path) -> None:
-    from memory import ChromaStore
+    from mindstream.memory import ChromaStore
 
     first = ChromaStore.persistent(tmp_path / "s")
     records = [_record(i) for i in range(4)]

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm.fakes import HashEmbeddings
-from memory import (
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.memory import (
     CachedRater,
     ChromaStore,
     EmbeddingShapeError,
@@ -25,7 +25,7 @@ from memory import (
     StreamConfig,
     new_memory,
 )
-from memory.retriever import MemoryStreamRetriever
+from mindstream.memory.retriever import MemoryStreamRetriever
 
 
 def test_a_memory_touched_an_hour_ago_outranks_one_touched_a_week_ago(

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from lm.fakes import HashEmbeddings
-from memory import ChromaStore, MemoryStatus, MemoryStream, StoreBusyError
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.memory import ChromaStore, MemoryStatus, MemoryStream, StoreBusyError
 
 HOLDER = textwrap.dedent(
     """
     import sys
-    from lm.fakes import HashEmbeddings
-    from memory import ChromaStore, MemoryStream
+    from mindstream.lm.fakes import HashEmbeddings
+    from mindstream.memory import ChromaStore, MemoryStream
     where = sys.argv[1]
     if where.startswith("http:"):
         _, host, port, collection = where.split(":")

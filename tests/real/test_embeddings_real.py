@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lm.embeddings import MiniLMEmbeddings
+from mindstream.lm.embeddings import MiniLMEmbeddings
 
 pytestmark = pytest.mark.real_model
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from lm import CallLedger, belief, choose, rate_importance
 from mindstream.cli import app
+from mindstream.lm import CallLedger, belief, choose, rate_importance
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.real_model

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import (
+from mindstream.memory import (
     ChromaStore,
     ManualClock,
     MemoryStream,
@@ -16,7 +16,7 @@ from memory import (
     new_memory,
     scorer_rater,
 )
-from memory.retriever import MemoryStreamRetriever
+from mindstream.memory.retriever import MemoryStreamRetriever
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.real_model
@@ -103,15 +103,15 @@ def test_int8_search_equals_float32_on_real_embeddings(
     query after query with touches in between."""
     import numpy as np
 
-    from lab.experiments.openbookqa import load_book, load_split
-    from memory.index import OwnerIndex
-    from memory.kernels import seven_bit_kernels
+    from mindstream.lab.experiments.openbookqa import load_book, load_split
+    from mindstream.memory.index import OwnerIndex
+    from mindstream.memory.kernels import seven_bit_kernels
 
     monkeypatch.setenv("MINDSTREAM_KERNELS", "0" if scan == "simsimd" else "1")
     if scan == "seven":
         if seven_bit_kernels() is None:
             pytest.skip("this CPU cannot run the seven-bit scan")
-        monkeypatch.setattr("memory.sevenbit.SEVEN_BIT_FROM", 0)
+        monkeypatch.setattr("mindstream.memory.sevenbit.SEVEN_BIT_FROM", 0)
     book = load_book(SHARED_BOOK)
     vectors = real_embedder.embed_array(book).astype(np.float32)
     queries = real_embedder.embed_array([q.stem for q in load_split("dev", SHARED_BOOK)[:20]])

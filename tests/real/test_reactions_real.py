@@ -8,11 +8,11 @@ from datetime import datetime
 
 import pytest
 
-from agents.generative import GenerativeAgent, Minds, Sight, decide_reactions
-from agents.generative.social import ReactOdds
-from memory import InMemoryStore, MemoryStream
+from mindstream.agents.generative import GenerativeAgent, Minds, Sight, decide_reactions
+from mindstream.agents.generative.social import ReactOdds
 from mindstream.compose import Parts
-from sim import load_scenario
+from mindstream.memory import InMemoryStore, MemoryStream
+from mindstream.sim import load_scenario
 
 pytestmark = pytest.mark.real_model
 

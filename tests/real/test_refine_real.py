@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from memory import InMemoryStore, MemoryStream, new_memory
-from reflection.prompts import REFEED_SCORE_CONTEXT
-from reflection.refeed import ReFeed, ReFeedConfig, _listed, stream_retriever
-from reflection.self_refine import SelfRefine, SelfRefineConfig, stop_when_satisfied
+from mindstream.memory import InMemoryStore, MemoryStream, new_memory
+from mindstream.reflection.prompts import REFEED_SCORE_CONTEXT
+from mindstream.reflection.refeed import ReFeed, ReFeedConfig, _listed, stream_retriever
+from mindstream.reflection.self_refine import SelfRefine, SelfRefineConfig, stop_when_satisfied
 
 pytestmark = pytest.mark.real_model
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lm.embeddings import MiniLMEmbeddings
-from memory import MemoryKind, MemoryStream, new_memory
 from mindstream.cli import app
 from mindstream.config import MindstreamConfig
 from mindstream.jobs import reflect as reflect_job
+from mindstream.lm.embeddings import MiniLMEmbeddings
+from mindstream.memory import MemoryKind, MemoryStream, new_memory
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.real_model
@@ -39,7 +39,7 @@ def test_reflect_command_then_scheduled_job(
     assert all(reopened.get(e).owner == "Klaus" for r in reflections for e in r.evidence)
     reopened.close()
 
-    with caplog.at_level(logging.WARNING, logger="reflection.schedule"):
+    with caplog.at_level(logging.WARNING, logger="mindstream.reflection.schedule"):
         summary = reflect_job(str(store), "Klaus", MindstreamConfig().to_yaml())
     assert summary["owner"] == "Klaus" and summary["threshold"] == 150.0
     assert summary["model"] == "local:smollm2-135m"

@@ -7,8 +7,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory import InMemoryStore, ManualClock, MemoryKind, MemoryStream, new_memory, scorer_rater
-from reflection import Reflector
+from mindstream.memory import (
+    InMemoryStore,
+    ManualClock,
+    MemoryKind,
+    MemoryStream,
+    new_memory,
+    scorer_rater,
+)
+from mindstream.reflection import Reflector
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.real_model

@@ -14,11 +14,11 @@ import pytest
 from scipy.stats import spearmanr
 from typer.testing import CliRunner
 
-from lm import rate_importance
-from memory import MemoryKind, MemoryStream
-from memory.records import ChangePolicy
 from mindstream.cli import app
 from mindstream.compose import Parts
+from mindstream.lm import rate_importance
+from mindstream.memory import MemoryKind, MemoryStream
+from mindstream.memory.records import ChangePolicy
 from tests.conftest import DATA
 from tests.fault_proxy import FaultProxy
 
@@ -112,7 +112,7 @@ def test_lm_rate_and_memory_add_rate_over_http(model_server, scorer: str, tmp_pa
 
 @pytest.mark.parametrize("scorer", PATHS)
 def test_reflect_over_http(model_server, scorer: str, tmp_path: Path, real_embedder) -> None:  # type: ignore[no-untyped-def]
-    from memory import new_memory
+    from mindstream.memory import new_memory
 
     store = tmp_path / "store"
     lines = [json.loads(x) for x in (DATA / "klaus_week.jsonl").read_text().splitlines()][:20]

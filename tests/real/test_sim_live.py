@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lm.server import free_port
+from mindstream.lm.server import free_port
 
 pytestmark = pytest.mark.real_model
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.generative import Minds
-from memory import MemoryKind
-from sim import SimConfig
-from sim.runner import RunParts, resume_run, start_run, summarize
+from mindstream.agents.generative import Minds
+from mindstream.memory import MemoryKind
+from mindstream.sim import SimConfig
+from mindstream.sim.runner import RunParts, resume_run, start_run, summarize
 from tests.plain_build import PlainBuild
 from tests.sim.conftest import scenario
 

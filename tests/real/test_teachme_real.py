@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agents.teachme.language import negate
-from memory import MemoryStream
+from mindstream.agents.teachme.language import negate
 from mindstream.cli import app
+from mindstream.memory import MemoryStream
 
 pytestmark = pytest.mark.real_model
 

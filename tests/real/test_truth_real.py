@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lm.config import LocalModelConfig
-from lm.judge import load_adapter_judge
-from lm.loading import cached_smollm2_dir
-from memory import MemoryStatus
 from mindstream.cli import app
 from mindstream.compose import Parts
+from mindstream.lm.config import LocalModelConfig
+from mindstream.lm.judge import load_adapter_judge
+from mindstream.lm.loading import cached_smollm2_dir
+from mindstream.memory import MemoryStatus
 
 pytestmark = pytest.mark.real_model
 
@@ -23,7 +23,7 @@ LEEDS = "I live in a small flat in Leeds."
 YORK = "We finally signed the lease on the house in York, the boxes went over on Saturday."
 
 # The issue's own sentences. The York one is also one of the judge's training templates
-# (lab/training/data/judge_slots.yaml): passing here shows the adapter fits what it was
+# (mindstream/lab/training/data/judge_slots.yaml): passing here shows the adapter fits what it was
 # taught; how it does on wordings it never saw is `mindstream eval changed-facts`.
 
 

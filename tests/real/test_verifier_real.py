@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from agents.teachme.language import rule_hypothesis
-from lab.experiments.openbookqa import DEFAULT_DATA, load_questions
-from lab.experiments.teachme import Lab
-from lab.experiments.teachme_contrast import run as run_contrast
-from lm.config import LocalModelConfig
-from lm.loading import cached_smollm2_dir
-from lm.verifier import load_adapter_verifier
+from mindstream.agents.teachme.language import rule_hypothesis
 from mindstream.cli import app
 from mindstream.compose import Parts
+from mindstream.lab.experiments.openbookqa import DEFAULT_DATA, load_questions
+from mindstream.lab.experiments.teachme import Lab
+from mindstream.lab.experiments.teachme_contrast import run as run_contrast
+from mindstream.lm.config import LocalModelConfig
+from mindstream.lm.loading import cached_smollm2_dir
+from mindstream.lm.verifier import load_adapter_verifier
 
 pytestmark = pytest.mark.real_model
 

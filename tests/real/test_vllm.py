@@ -14,11 +14,11 @@ from langchain_core.messages import AIMessage, HumanMessage
 from scipy.stats import spearmanr
 from typer.testing import CliRunner
 
-from lm import choose_many, rate_importance
-from lm.served_likelihood import ServedLikelihoodScorer
-from lm.served_scorer import probe
 from mindstream.cli import app
 from mindstream.compose import Parts
+from mindstream.lm import choose_many, rate_importance
+from mindstream.lm.served_likelihood import ServedLikelihoodScorer
+from mindstream.lm.served_scorer import probe
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.real_model
@@ -42,7 +42,7 @@ def _served(server) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_the_probe_picks_exact_likelihoods(vllm_server) -> None:  # type: ignore[no-untyped-def]
     parts = _parts(vllm_server)
-    from lm.resolve import endpoint_of
+    from mindstream.lm.resolve import endpoint_of
 
     report = probe(endpoint_of(parts.config.model))
     assert report.likelihood and report.path == "likelihood"
@@ -114,7 +114,7 @@ def test_teach_and_ask_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: 
 
 def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> None:  # type: ignore[no-untyped-def]
     """The adapters served as LoRA modules give the in-process adapters' probabilities."""
-    from lm.served_adapters import ADAPTERS
+    from mindstream.lm.served_adapters import ADAPTERS
 
     served, local = _parts(vllm_server), Parts.load()
     assert served.served_adapters == set(ADAPTERS)
@@ -139,7 +139,7 @@ def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> No
 def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The assistant with everything on vLLM: the served judge supersedes the old flat, and a
     chat answer is written from the current memory."""
-    from memory import MemoryStatus
+    from mindstream.memory import MemoryStatus
 
     assistant = _parts(vllm_server).assistant(tmp_path / "memory")
     stream = assistant.stream
@@ -163,8 +163,8 @@ def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: P
 @contextmanager
 def _float32(parts: Parts) -> Iterator[None]:
     """The in-process reaction adapter in float32 while inside (as vLLM serves it)."""
-    from lm.judge import AdapterReactions
     from mindstream.compose import DeferredReactions
+    from mindstream.lm.judge import AdapterReactions
 
     deferred = parts.reactions
     assert isinstance(deferred, DeferredReactions)

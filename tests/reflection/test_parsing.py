@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reflection.parsing import parse_insights, parse_questions
-from reflection.prompts import FOCAL_QUESTIONS
+from mindstream.reflection.parsing import parse_insights, parse_questions
+from mindstream.reflection.prompts import FOCAL_QUESTIONS
 
 
 def test_questions_are_numbered_lines_with_a_question_mark() -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
-from memory import InMemoryStore, MemoryStream
-from reflection.refeed import ReFeed, ReFeedConfig, fuse, stream_retriever
-from reflection.self_refine import SelfRefine, SelfRefineConfig
+from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
+from mindstream.memory import InMemoryStore, MemoryStream
+from mindstream.reflection.refeed import ReFeed, ReFeedConfig, fuse, stream_retriever
+from mindstream.reflection.self_refine import SelfRefine, SelfRefineConfig
 
 
 def test_self_refine_stops_when_feedback_is_satisfied_and_keeps_history() -> None:

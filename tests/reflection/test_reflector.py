@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lm.fakes import HashEmbeddings, ScriptedChatModel
-from memory import InMemoryStore, ManualClock, MemoryKind, MemoryStatus, MemoryStream
-from reflection import ReflectionConfig, Reflector
+from mindstream.lm.fakes import HashEmbeddings, ScriptedChatModel
+from mindstream.memory import InMemoryStore, ManualClock, MemoryKind, MemoryStatus, MemoryStream
+from mindstream.reflection import ReflectionConfig, Reflector
 
 QUESTIONS = "1. What is Klaus dedicated to?\n2. How does Klaus feel about Maria?"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from reflection.schedule import ReflectionSchedule, ReflectionScheduler
+from mindstream.reflection.schedule import ReflectionSchedule, ReflectionScheduler
 
 
 def record_run(store: str, owner: str, settings: str) -> None:

@@ -8,9 +8,9 @@ import os
 import shutil
 from pathlib import Path
 
-from lm.fakes import HashEmbeddings
-from memory.stores.chroma import LOCK_FILE
 from mindstream.compose import Parts
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.memory.stores.chroma import LOCK_FILE
 from mindstream.service.runs import RunViews
 
 RUN = Path(__file__).parent.parent / "data" / "town-run"

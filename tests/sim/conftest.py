@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.generative import Minds
-from lm.fakes import FakeScorer, ScriptedChatModel
-from sim import Scenario, parse_scenario
+from mindstream.agents.generative import Minds
+from mindstream.lm.fakes import FakeScorer, ScriptedChatModel
+from mindstream.sim import Scenario, parse_scenario
 
 # Replies chosen by a substring of the prompt; stateless, so a resumed run hears the same.
 REPLIES = {

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sim import CheckpointError
-from sim.checkpoint import CHECKPOINT_VERSION, RunFolder
+from mindstream.sim import CheckpointError
+from mindstream.sim.checkpoint import CHECKPOINT_VERSION, RunFolder
 
 RUN = Path(__file__).parent.parent / "data" / "town-run"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm.fakes import HashEmbeddings
-from reflection import ReflectionConfig
-from sim import SimConfig
-from sim.runner import RunParts, start_run, summarize
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.reflection import ReflectionConfig
+from mindstream.sim import SimConfig
+from mindstream.sim.runner import RunParts, start_run, summarize
 from tests.plain_build import PlainBuild
 from tests.sim.conftest import scenario, scripted_minds
 
@@ -70,7 +70,7 @@ def test_places_kept_counts_ticks_whose_activity_names_a_place(tmp_path: Path) -
 
 
 def test_a_finished_day_becomes_a_results_section_with_its_counts(tmp_path: Path) -> None:
-    from lab.experiments.town_day import run
+    from mindstream.lab.experiments.town_day import run
 
     _day(tmp_path, 13, reflection_threshold=5)
     out = tmp_path / "section"
@@ -85,7 +85,7 @@ def test_a_finished_day_becomes_a_results_section_with_its_counts(tmp_path: Path
 
 
 def test_a_shorter_run_beside_the_day_is_set_against_the_days_same_span(tmp_path: Path) -> None:
-    from lab.experiments.town_day import run
+    from mindstream.lab.experiments.town_day import run
 
     _day(tmp_path / "day", 13, reflection_threshold=5)
     _day(tmp_path / "first", 3)

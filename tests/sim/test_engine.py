@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lm.fakes import HashEmbeddings
-from memory import InMemoryStore, MemoryKind, MemoryStream
-from sim import Engine, Scenario, SimConfig
-from sim.runner import RunParts, resume_run, start_run
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.memory import InMemoryStore, MemoryKind, MemoryStream
+from mindstream.sim import Engine, Scenario, SimConfig
+from mindstream.sim.runner import RunParts, resume_run, start_run
 from tests.plain_build import PlainBuild
 from tests.sim.conftest import scenario, scripted_minds
 
@@ -207,7 +207,7 @@ def _log_without_timing(run: Path) -> list[dict[str, object]]:
 
 
 def test_a_run_folder_is_not_overwritten(tmp_path: Path) -> None:
-    from sim import CheckpointError
+    from mindstream.sim import CheckpointError
 
     start_run(scenario(), tmp_path / "run", _parts())
     with pytest.raises(CheckpointError, match="--resume"):
@@ -236,7 +236,7 @@ def test_run_time_adds_up_over_resumed_segments(tmp_path: Path) -> None:
 
 
 def test_reflection_in_the_sim_is_counted_in_the_run_ledger(tmp_path: Path) -> None:
-    from reflection import ReflectionConfig
+    from mindstream.reflection import ReflectionConfig
 
     minds = scripted_minds()
     minds.model.rules.update(  # type: ignore[attr-defined]
@@ -258,8 +258,8 @@ def test_an_objects_new_state_supersedes_what_an_agent_saw_of_it() -> None:
     """The town's policy: an observation of an object's state replaces the earlier one of the
     same object (by subject, no judge), so the agent recalls the stove as it is now; its
     observations of people are untouched."""
-    from memory import MemoryStatus
-    from sim.config import town_stream
+    from mindstream.memory import MemoryStatus
+    from mindstream.sim.config import town_stream
 
     minds = scripted_minds(0.0)
     stream = MemoryStream(

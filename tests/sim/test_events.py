@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.errors import CheckpointError
-from sim.events import Move, Tick, Whereabouts, read_events
+from mindstream.sim.errors import CheckpointError
+from mindstream.sim.events import Move, Tick, Whereabouts, read_events
 
 
 def test_events_round_trip_with_the_log_spelling(tmp_path: Path) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm.fakes import HashEmbeddings
-from sim import SimConfig
-from sim.happenings import happenings
-from sim.runner import RunParts, start_run, summarize
+from mindstream.lm.fakes import HashEmbeddings
+from mindstream.sim import SimConfig
+from mindstream.sim.happenings import happenings
+from mindstream.sim.runner import RunParts, start_run, summarize
 from tests.plain_build import PlainBuild
 from tests.sim.conftest import scenario, scripted_minds
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sim import ScenarioError, World, load_scenario
-from sim.errors import UnknownPlaceError
+from mindstream.sim import ScenarioError, World, load_scenario
+from mindstream.sim.errors import UnknownPlaceError
 from tests.sim.conftest import scenario
 
 

@@ -1,0 +1,414 @@
+"""`mindstream eval ...`: reproduce the measurements; each writes a section of docs/results.md."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from mindstream.cli_support import clean_errors, configured, console
+from mindstream.lab.experiments.openbookqa import DEFAULT_DATA
+from mindstream.lab.experiments.report import SECTIONS as DEFAULT_SECTIONS
+
+if TYPE_CHECKING:
+    from mindstream.compose import Parts
+
+app = typer.Typer(
+    help="Run the experiments; results go to docs/results.md and docs/results/.",
+    no_args_is_help=True,
+)
+
+DataOption = Annotated[
+    Path, typer.Option("--data", help="The openbookqa folder (train/dev jsonl and openbook.txt).")
+]
+
+
+@app.command("refeed-retrieval")
+@clean_errors
+@configured
+def refeed_retrieval(
+    parts: Parts,
+    data: DataOption = DEFAULT_DATA,
+    split: Annotated[str, typer.Option(help="train or dev.")] = "dev",
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
+    samples: Annotated[int, typer.Option(help="Sampled answers per question.")] = 4,
+    work: Annotated[
+        Path, typer.Option(help="Where generated answers are cached (resumable).")
+    ] = Path("runs/refeed"),
+) -> None:
+    """ReFeed retrieval feedback on OpenBookQA: recall@1/5/10 of the gold fact."""
+    from mindstream.lab.experiments.refeed_retrieval import run
+
+    result = run(data, split, limit, samples, work, parts)
+    console.print(result["recall"])
+
+
+@app.command("self-refine")
+@clean_errors
+@configured
+def self_refine(
+    parts: Parts,
+    data: DataOption = DEFAULT_DATA,
+    items: Annotated[int, typer.Option(help="How many concept sets.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed for drawing the concept sets.")] = 0,
+) -> None:
+    """Self-Refine on one-sentence constrained generation: concept coverage at y0..y3."""
+    from mindstream.lab.experiments.self_refine_concepts import run
+
+    result = run(data, items, seed, parts=parts)
+    console.print(result["results"])
+
+
+@app.command()
+@clean_errors
+@configured
+def reflection(parts: Parts) -> None:
+    """Reflection on a scripted week of 63 observations: questions, insights, evidence."""
+    from mindstream.lab.experiments.reflection_week import run
+
+    result = run(parts=parts)
+    console.print(result["insights"])
+
+
+QuestionsOption = Annotated[
+    Path, typer.Option("--data", help="Questions in the OpenBookQA jsonl format (any such file).")
+]
+TrainOption = Annotated[
+    Path,
+    typer.Option(
+        "--train",
+        help="OpenBookQA-format file whose questions the teacher goes through; their core "
+        "facts are the memory of the upper bound.",
+    ),
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option(help="Where the section, JSON and plot go (default runs/<experiment>)."),
+]
+DocsOption = Annotated[
+    bool, typer.Option("--docs", help="Write into docs/results (the published figures).")
+]
+
+
+def _destination(out: Path | None, docs: bool, name: str) -> Path:
+    if docs:
+        return DEFAULT_SECTIONS
+    return out or Path("runs") / name
+
+
+@app.command("teachme-retrieval")
+@clean_errors
+@configured
+def teachme_retrieval(
+    parts: Parts,
+    data: QuestionsOption = DEFAULT_DATA / "dev_complete.jsonl",
+    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """TeachMe Table A1: recall of the gold fact by how memory is indexed (F, Q, Q+F, ...)."""
+    from mindstream.lab.experiments.teachme_retrieval import run
+
+    destination = _destination(out, docs, "teachme-retrieval")
+    console.print(run(data, train, limit, parts, destination)["recall_percent"])
+
+
+@app.command()
+@clean_errors
+@configured
+def teachme(
+    parts: Parts,
+    data: QuestionsOption = DEFAULT_DATA / "dev_complete.jsonl",
+    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
+    limit: Annotated[int | None, typer.Option(help="Only the first N hidden questions.")] = None,
+    train_limit: Annotated[
+        int | None, typer.Option(help="Train questions the teacher goes through.")
+    ] = 500,
+    curve_limit: Annotated[
+        int, typer.Option(help="Hidden questions scored at each curve point.")
+    ] = 100,
+    orderings: Annotated[int, typer.Option(help="Orderings of the train questions.")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the first ordering.")] = 0,
+    work: Annotated[Path, typer.Option(help="Where partial results are kept (resumable).")] = Path(
+        "runs/teachme"
+    ),
+    out: OutOption = None,
+    docs: DocsOption = False,
+    upper_bound: Annotated[
+        bool,
+        typer.Option(help="Also answer with every train fact in memory (the longest step)."),
+    ] = True,
+) -> None:
+    """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
+    from mindstream.lab.experiments.teachme import Lab, run
+
+    lab = Lab.of(parts)
+    result = run(
+        data,
+        train,
+        limit,
+        train_limit,
+        curve_limit,
+        orderings,
+        seed,
+        work,
+        lab,
+        _destination(out, docs, "teachme"),
+        upper_bound,
+    )
+    console.print({k: result.get(k) for k in ("direct", "before", "after", "upper_bound")})
+
+
+@app.command("teachme-scoring")
+@clean_errors
+@configured
+def teachme_scoring(
+    parts: Parts,
+    data: QuestionsOption = DEFAULT_DATA / "train_complete.jsonl",
+    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
+    memory: Annotated[
+        str, typer.Option(help="train: every core fact of --train; book: openbook.txt beside it")
+    ] = "train",
+    limit: Annotated[int, typer.Option(help="How many questions.")] = 500,
+    offset: Annotated[
+        int, typer.Option(help="First question used (4457: the slice the verifier never saw).")
+    ] = 4457,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Can the model use a fact? The gold-fact oracle, answer rules and the premise gate grid."""
+    from mindstream.lab.experiments.teachme import Lab
+    from mindstream.lab.experiments.teachme_scoring import run
+
+    result = run(
+        data,
+        train,
+        Lab.of(parts),
+        _destination(out, docs, "teachme-scoring"),
+        limit,
+        offset,
+        memory,
+    )
+    console.print(result["accuracy"], result["best_thresholds"])
+
+
+@app.command("teachme-contrast")
+@clean_errors
+@configured
+def teachme_contrast(
+    parts: Parts,
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data", help="Contrast pairs (jsonl: question, choices, negative_fact, ruled_out)."
+        ),
+    ] = Path(__file__).parent / "experiments" / "data" / "contrast_pairs.jsonl",
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Taught negations: with "X does not Y" taught, is Y avoided? (nothing / own / all taught)"""
+    from mindstream.lab.experiments.teachme import Lab
+    from mindstream.lab.experiments.teachme_contrast import run
+
+    result = run(Lab.of(parts), _destination(out, docs, "teachme-contrast"), data)
+    console.print(result["away_from_y"])
+
+
+@app.command("teachme-vetoes")
+@clean_errors
+@configured
+def teachme_vetoes(
+    parts: Parts,
+    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
+    limit: Annotated[int, typer.Option(help="held-out train questions used (of 500)")] = 500,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Where TeachMe's veto and premise-block thresholds come from: on train questions neither
+    adapter saw, how often a taught negated fact rules out (or is kept from proving) the choice
+    it denies, and how often another one, for each floor and margin of the rule."""
+    from mindstream.lab.experiments.teachme_vetoes import run
+
+    command = f"mindstream eval teachme-vetoes --train {train} --limit {limit}"
+    result = run(parts, train, _destination(out, docs, "teachme-vetoes"), limit, command)
+    best = result["best"]
+    console.print(
+        f"best: floor {best['floor']}, margin {best['margin']}: "
+        f"{best['denied_ruled_out']:.1%} ruled out, {best['wrong_per_fact']:.3f} wrong per fact"
+    )
+    block = result["best_block"]
+    console.print(
+        f"premise blocks: floor {block['floor']}, margin {block['margin']}: "
+        f"{block['denied_blocked']:.1%} blocked, right blocked {block['right_blocked']:.1%}"
+    )
+    negation = result["best_negation"]
+    console.print(
+        f"with the negation check: margin {negation['negation_margin']}: "
+        f"{negation['denied_blocked']:.1%} blocked, right blocked {negation['right_blocked']:.1%}"
+    )
+    other, topic = result["other_topics"], result["best_on_topic"]
+    console.print(
+        f"another topic's denial vetoes a choice for {other['vetoing']:.1%} of "
+        f"{other['denials']} questions; with the on-topic floor {topic['on_topic']}: "
+        f"{topic['other_topics_vetoed']:.1%}, own denials ruled out {topic['denied_ruled_out']:.1%}"
+    )
+
+
+@app.command("long-memory")
+@clean_errors
+@configured
+def long_memory(
+    parts: Parts,
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="Long conversations as JSON: [{sample_id, conversation: {speaker_a, speaker_b, "
+            "session_N: [{speaker, dia_id, text}], session_N_date_time}, qa: [{question, answer, "
+            "evidence: [D<session>:<turn>], category}]}]. "
+            "tests/data/long_memory.json is mindstream's own."
+        ),
+    ],
+    out: OutOption = None,
+    docs: DocsOption = False,
+    importance: Annotated[
+        float | None,
+        typer.Option(help="Give every turn this importance instead of rating it with the model."),
+    ] = None,
+    answer: Annotated[
+        bool, typer.Option(help="Also answer every question with the model; score token F1.")
+    ] = False,
+) -> None:
+    """Evidence recall@5/10/25 on long conversations: relevance only, the Park default and the
+    assistant's policy; changed facts; ingestion and query speed."""
+    from mindstream.lab.experiments.long_memory_eval import run
+
+    if importance is not None and not 1 <= importance <= 10:
+        raise ValueError(f"--importance must be between 1 and 10 (got {importance:g})")
+    result = run(data, _destination(out, docs, "long-memory"), parts, importance, answer)
+    for name, policy in result["policies"].items():
+        recall = policy["recall"]["all"]
+        console.print(
+            f"{name}: R@10 {recall[10]:.2f}, changed facts right "
+            f"{policy['changed_right']}/{policy['changed_total']}"
+        )
+
+
+@app.command("changed-facts")
+@clean_errors
+@configured
+def changed_facts(
+    parts: Parts,
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Items (jsonl: id, kind changed|compatible, type, earlier, later, question; "
+            "see mindstream/lab/experiments/changed_facts_data.py). Repeatable. Default: the "
+            "packaged templated and hand-written sets."
+        ),
+    ] = None,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Is what is true now retrieved first? Current-statement-first rate on changed facts,
+    false-supersede rate on compatible pairs (assistant policy without and with the relation
+    judge), and the judge's calibration (table, JSON, PNG)."""
+    from mindstream.lab.experiments.changed_facts import DEFAULT_DATA, run
+
+    files = data or DEFAULT_DATA
+    destination = _destination(out, docs, "changed-facts")
+    command = "mindstream eval changed-facts" + "".join(f" --data {f}" for f in data or [])
+    result = run(files, destination, parts, command)
+    for name, r in result["policies"].items():
+        console.print(
+            f"{name}: current first {r['current_first']:.1%} of {r['changed']}, "
+            f"compatible wrongly superseded {r['false_supersede']:.1%} of {r['compatible']}"
+        )
+    console.print(
+        f"judge: AUC {result['calibration']['auc']:.3f}, ECE "
+        f"{result['calibration']['ece']:.3f}; written to {destination}"
+    )
+
+
+@app.command()
+@clean_errors
+@configured
+def believability(
+    parts: Parts,
+    run_dir: Annotated[Path, typer.Argument(help="A finished run folder of `mindstream sim run`.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where the section and the resumable state go (default runs/believability)."
+        ),
+    ] = None,
+    docs: DocsOption = False,
+    judge_model: Annotated[
+        str | None,
+        typer.Option(help="Model spec of the judge (default: the interviewee's, --model)."),
+    ] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option(help="The judge's server, for an openai: judge.")
+    ] = None,
+    judge_scorer: Annotated[
+        str | None, typer.Option(help="How the judge is asked (auto, systemone, logprobs, ...).")
+    ] = None,
+) -> None:
+    """Interview RUN_DIR's agents under the ablation conditions (believability.conditions),
+    judge every pair of answers in both orders, rate the conditions with TrueSkill."""
+    from mindstream.lab.experiments.believability import run
+
+    if not (run_dir / "checkpoint.json").is_file():
+        raise FileNotFoundError(f"{run_dir}: not a run folder (no checkpoint.json)")
+    changes = {
+        "model.spec": judge_model,
+        "model.served.base_url": judge_base_url,
+        "model.scorer": judge_scorer,
+    }
+    judge = parts.rebuilt({k: v for k, v in changes.items() if v is not None})
+    result = run(run_dir, _destination(out, docs, "believability"), parts, judge)
+    for name, (mu, sigma) in sorted(result["trueskill"].items(), key=lambda item: -item[1][0]):
+        console.print(f"{result['conditions'][name]}: μ {mu:.2f} ± {sigma:.2f}")
+
+
+@app.command("town-day")
+@clean_errors
+def town_day(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run folder of `mindstream sim run`.")],
+    compare: Annotated[
+        Path | None,
+        typer.Option(help="Another finished run of the same scenario to show beside it."),
+    ] = None,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """A finished town run's cost, counts and the paper's measures as a results section."""
+    from mindstream.lab.experiments.town_day import run
+
+    for folder in (run_dir, *([compare] if compare else [])):
+        if not (folder / "summary.json").is_file():
+            raise FileNotFoundError(
+                f"{folder}: no summary.json (run `mindstream sim run` to the end)"
+            )
+    command = f"mindstream eval town-day {run_dir}" + (f" --compare {compare}" if compare else "")
+    destination = _destination(out, docs, "town-day")
+    result = run(run_dir, destination, compare, command)
+    if docs:  # the published figures: bench/results keeps the same JSON beside the benches
+        bench = DEFAULT_SECTIONS.parents[1] / "bench" / "results" / "town_day.json"
+        shutil.copyfile(destination / "town_day.json", bench)
+    day = result["day"]
+    console.print(
+        f"{day['agents']} agents, {day['sim_hours']:.1f} sim-hours, {day['wall_seconds']:.0f} s, "
+        f"{day['requests']} requests; written to {destination}"
+    )
+
+
+@app.command()
+@clean_errors
+def report() -> None:
+    """Rebuild docs/results.md from the sections in docs/results/."""
+    from mindstream.lab.experiments.report import build_report
+
+    console.print(f"written: {build_report()}")

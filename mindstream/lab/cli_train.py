@@ -1,0 +1,169 @@
+"""`mindstream train`: the embedded model's adapters, reproducible from the training splits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mindstream.cli_support import clean_errors
+from mindstream.lab.paths import SHARED_DATA
+
+app = typer.Typer(
+    help="Train the embedded model's adapters (train splits and built data only; dev is never "
+    "read). The shipped adapters live in mindstream/lm/adapters/; a run writes elsewhere "
+    "unless --out points there and --overwrite is given."
+)
+
+SHARED = SHARED_DATA
+RUNS = Path("runs") / "adapters"
+
+OpenBookQA = Annotated[
+    Path, typer.Option(help="OpenBookQA train_complete.jsonl, or the folder holding it")
+]
+Overwrite = Annotated[
+    bool, typer.Option(help="replace an adapter already in --out (the shipped one included)")
+]
+Threads = Annotated[int, typer.Option(help="torch threads")]
+StartFrom = Annotated[
+    Path | None,
+    typer.Option(
+        help="go on training this adapter folder (e.g. mindstream/lm/adapters/judge/contradicts) "
+        "on the new examples, rather than a fresh LoRA: minutes, not an hour"
+    ),
+]
+LearningRate = Annotated[float, typer.Option(help="peak learning rate (one-cycle)", min=1e-7)]
+Precision = Annotated[
+    str, typer.Option(help="auto (time both here, keep the faster), float32 or bfloat16")
+]
+
+
+@app.command()
+@clean_errors
+def verifier(
+    openbookqa: OpenBookQA = SHARED / "openbookqa",
+    entailmentbank: Annotated[
+        Path, typer.Option(help="EntailmentBank train.angles.jsonl (task_2 has distractors)")
+    ] = SHARED / "entailmentbank" / "task_2" / "train.angles.jsonl",
+    out: Annotated[Path, typer.Option(help="where the adapter goes")] = RUNS / "verifier",
+    overwrite: Overwrite = False,
+    epochs: Annotated[
+        float, typer.Option(help="passes over the examples (may be fractional)")
+    ] = 1.0,
+    top_layers: Annotated[int, typer.Option(help="LoRA on the last N of 30 layers")] = 16,
+    threads: Threads = 2,
+    limit: Annotated[
+        int | None, typer.Option(help="OpenBookQA train questions used (a quick trial)")
+    ] = None,
+    curve_questions: Annotated[
+        int, typer.Option(help="held-out questions scored at each curve point")
+    ] = 200,
+    negated_share: Annotated[
+        float,
+        typer.Option(
+            min=0, max=1, help="share of questions whose negated fact is also taught as no"
+        ),
+    ] = 0.25,
+) -> None:
+    """Fine-tune the entailment verifier (LoRA on SmolLM2-135M) and print its curve.
+
+    The held-out curve is the gold-fact oracle on the last 500 OpenBookQA train questions,
+    which training never sees; TeachMe's thresholds are measured there too.
+    """
+    from mindstream.lab.training.run import run_training
+
+    run_training(
+        openbookqa,
+        entailmentbank,
+        out,
+        epochs,
+        top_layers,
+        threads,
+        limit,
+        curve_questions,
+        overwrite,
+        negated_share,
+    )
+
+
+@app.command()
+@clean_errors
+def judge(
+    task: Annotated[
+        str,
+        typer.Argument(
+            help="replaces (is an earlier statement out of date?), contradicts (does a fact "
+            "show a claim false?) or reacts (must an agent stop for what it saw?)"
+        ),
+    ],
+    openbookqa: OpenBookQA = SHARED / "openbookqa",
+    entailmentbank: Annotated[
+        Path | None, typer.Option(help="EntailmentBank train.angles.jsonl (contradicts)")
+    ] = SHARED / "entailmentbank" / "task_2" / "train.angles.jsonl",
+    catalogue: Annotated[
+        Path | None, typer.Option(help="slot catalogue YAML (replaces; default: the packaged one)")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="where the adapter goes (default: runs/adapters/judge/TASK)")
+    ] = None,
+    overwrite: Overwrite = False,
+    epochs: Annotated[
+        float | None,
+        typer.Option(help="passes over the examples (default: 2 for replaces, 1 for contradicts)"),
+    ] = None,
+    per_slot: Annotated[int, typer.Option(help="built pairs per personal-fact slot")] = 220,
+    contradiction_questions: Annotated[
+        int, typer.Option(help="OpenBookQA train questions turned into contradictions")
+    ] = 3000,
+    trap_share: Annotated[
+        float,
+        typer.Option(
+            help="contradicts: share of questions whose extra no-pair is another topic's "
+            "denial naming a choice's word (0 to 1; 0 built the first shipped adapter)",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = 0.0,
+    entailmentbank_share: Annotated[
+        float, typer.Option(help="contradicts: share of EntailmentBank steps used", min=0, max=1)
+    ] = 0.5,
+    start_from: StartFrom = None,
+    learning_rate: LearningRate = 3e-4,
+    precision: Precision = "auto",
+    threads: Threads = 2,
+) -> None:
+    """Fine-tune one question of the relation judge (LoRA on SmolLM2-135M): `replaces`, does
+    a later statement make an earlier one out of date (built personal-fact pairs), or
+    `contradicts`, does a fact show a claim false (OpenBookQA / EntailmentBank train), or
+    `reacts`, must an agent stop for what it just saw (built emergencies and everyday states).
+
+    The shipped adapters are in mindstream/lm/adapters/judge/ (one folder per task); each curve is
+    measured on slots, questions, or objects and states its training never sees.
+    """
+    from mindstream.lab.training.judge import JudgeTraining
+    from mindstream.lab.training.judge_data import CATALOGUE
+    from mindstream.lab.training.run import run_judge_training
+
+    if task not in ("replaces", "contradicts", "reacts"):
+        raise ValueError(f"task: expected replaces, contradicts or reacts, got {task!r}")
+    settings = JudgeTraining(
+        task=task,
+        epochs=epochs if epochs is not None else (2.0 if task == "replaces" else 1.0),
+        per_slot=per_slot,
+        contradiction_questions=contradiction_questions,
+        trap_share=trap_share,
+        entailmentbank_share=entailmentbank_share,
+        start_from=start_from,
+        learning_rate=learning_rate,
+        precision=precision,
+    )
+    run_judge_training(
+        openbookqa,
+        entailmentbank,
+        catalogue or CATALOGUE,
+        out or RUNS / "judge" / task,
+        settings,
+        threads,
+        overwrite,
+    )

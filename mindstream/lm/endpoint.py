@@ -1,0 +1,90 @@
+"""One model on one OpenAI-compatible server, and how it is reached: the shared `openai`
+client, at most `max_concurrency` requests in flight per server in this process, and the
+client's errors as this layer's typed errors naming the server."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from mindstream.lm.accounting import MODEL_BUSY
+from mindstream.lm.config import ServedConfig
+from mindstream.lm.errors import ServerBusyError, ServerRejectedError, ServerUnreachableError
+
+T = TypeVar("T")
+
+
+class Endpoint(BaseModel):
+    """One model on one server, and how it is reached."""
+
+    model_config = ConfigDict(frozen=True)
+
+    url: str
+    model: str
+    config: ServedConfig = ServedConfig()
+
+    def client(self) -> Any:
+        """The shared `openai` client of this endpoint (one connection pool per process)."""
+        api_key = os.environ.get(self.config.api_key_env) or "not-needed"
+        return _client(self.url, api_key, self.config.timeout, self.config.retries)
+
+    def call(self, action: Callable[[Any], T], what: str) -> T:
+        """Run one request; the `openai` client's errors become this layer's typed errors.
+
+        At most `max_concurrency` requests to this server are in flight in this process,
+        however many callers (agents, batches) send at once."""
+        import openai
+
+        try:
+            with _gate(self.url, self.config.max_concurrency), MODEL_BUSY.busy():
+                return action(self.client())
+        except (openai.APITimeoutError, openai.APIConnectionError) as error:
+            cause = error.__cause__ or error
+            raise ServerUnreachableError(
+                f"cannot reach the model server at {self.url} ({_reason(cause)}; "
+                f"timeout {self.config.timeout:g} s, {self.config.retries} retries); is it "
+                "running? `mindstream model serve` starts one"
+            ) from None
+        except openai.APIStatusError as error:
+            detail = _detail(error)
+            if error.status_code == 429 or error.status_code >= 500:
+                raise ServerBusyError(
+                    f"the model server at {self.url} answered HTTP {error.status_code} to "
+                    f"{what} {self.config.retries + 1} times (retried with backoff): {detail}"
+                ) from None
+            raise ServerRejectedError(
+                f"the model server at {self.url} refused {what} for model {self.model!r}: "
+                f"HTTP {error.status_code}: {detail}"
+            ) from None
+
+
+@lru_cache(maxsize=16)
+def _client(url: str, api_key: str, timeout: float, retries: int) -> Any:
+    from openai import OpenAI
+
+    return OpenAI(base_url=url, api_key=api_key, timeout=timeout, max_retries=retries)
+
+
+@lru_cache(maxsize=16)
+def _gate(url: str, limit: int) -> threading.BoundedSemaphore:
+    return threading.BoundedSemaphore(limit)
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text.splitlines()[0][:160]
+
+
+def _detail(error: Any) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") or inner.get("detail") if isinstance(inner, dict) else inner
+        if message:
+            return str(message)[:300]
+    return str(error.message)[:300]

@@ -23,12 +23,13 @@ if TYPE_CHECKING:
         MemoryRecord,
         MemoryStatus,
         NewMemory,
+        Provenance,
         RetrievalWeights,
         ScoredMemory,
         StreamConfig,
         new_memory,
     )
     from mindstream.memory.stores import ChromaStore, InMemoryStore, MemoryStore
-    from mindstream.memory.stream import MemoryStream
+    from mindstream.memory.stream import MemoryStream, Written
 
 __getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -1,21 +1,33 @@
-"""Write-time change detection: a new memory supersedes the older ones it makes out of date.
+"""Change detection: a new memory supersedes the older ones it makes out of date.
 
-"I live in Leeds", then weeks later "the boxes went over to the new house in York": recency
-alone cannot tell that the first is no longer true. On every write, each new memory of a
-changing kind is compared with its owner's few most similar active memories that came before
-it, in one judge batch per write batch; where the judge's P(replaces) reaches the policy's
-threshold, the older memory is superseded exactly as a correction by hand would (kept, marked,
-linked both ways, never deleted; `restore` undoes it). Observations carrying the same
-`subject` in their metadata (an object's state in a town) supersede without asking.
+"I live in Leeds", then weeks later "first night in our place in York": recency alone cannot
+tell that the first is no longer true. Each new statement is compared with its owner's few
+most similar earlier memories that are still true, and where a judge is confident that it
+replaces one (it answers the same question about the same person or thing, and the earlier
+answer no longer holds), the older memory is superseded exactly as a correction by hand would
+(kept, marked, linked both ways, never deleted; `restore` undoes it).
 
-A judge that fails (a server down, an unparseable reply) leaves the memories added and
-unsuperseded, and says so once in the log: a write is never lost to change detection.
+Precision first: a wrong supersede hides a true fact. So, before any judge is asked:
+- a question, small talk or a memory kept for history only (an assistant's turn) never
+  supersedes anything;
+- two like items of a list ("note 4: parcel code P004", "note 5: parcel code P005") never
+  supersede each other unless the later says something changed;
+- what one speaker said never supersedes another speaker's statement.
+Where the judge is unsure (below `threshold`, at least `rank_above`), the newer memory only
+ranks above the older one; nothing is retired. Observations carrying the same `subject` (an
+object's state in a town) supersede without asking.
+
+The work runs in three phases so that the slow one holds no lock: `gather` the pairs to judge
+(reading the stream), `judge` them (the model), `apply` the decisions (writing the stream,
+re-reading every status first). A judge that fails leaves the memories stored and
+unsuperseded, and says so once in the log.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -30,8 +42,11 @@ from mindstream.memory.records import (
     MemoryStatus,
     ScoredMemory,
 )
+from mindstream.memory.statements import is_question, is_small_talk, like_items, speaker_of
 
 log = logging.getLogger(__name__)
+
+Rule = Literal["judge", "subject", "like items", "other speaker"]
 
 
 class Neighbourhood(EditableBook, Protocol):
@@ -48,26 +63,52 @@ class Neighbourhood(EditableBook, Protocol):
         min_similarity: float,
     ) -> list[tuple[MemoryRecord, float]]: ...
 
+    def vector_of(self, record: MemoryRecord) -> np.ndarray: ...
+
 
 @runtime_checkable
 class ReplacementJudge(Protocol):
     """P(the later statement makes the earlier one out of date) for (earlier, later) pairs, in
-    one batch (`lm.judge.RelationJudge` is one)."""
+    one batch (`lm.judge.RelationJudge` and `lm.change_judge.OnnxChangeJudge` are judges)."""
 
     def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]: ...
 
 
+@runtime_checkable
+class SlotJudge(Protocol):
+    """A judge that also says whether both statements answer the same question (its
+    `relate_batch` returns objects with `replaces` and `about_the_same`)."""
+
+    def relate_batch(self, pairs: Sequence[tuple[str, str]]) -> Sequence[object]: ...
+
+
 class ChangeDecision(BaseModel):
-    """One comparison made on a write, and what came of it."""
+    """One comparison made for a write, and what came of it."""
 
     model_config = ConfigDict(frozen=True)
 
     old_id: str
     new_id: str
     probability: float
+    same_slot: float | None = None
     similarity: float
-    how: Literal["judge", "subject"]
+    rule: Rule
     superseded: bool
+    likely: bool = False
+
+
+@dataclass
+class Gathered:
+    """What the first phase found: decisions made by rule, and the pairs left to judge."""
+
+    decided: list[ChangeDecision] = field(default_factory=list)
+    pairs: list[tuple[MemoryRecord, MemoryRecord, float]] = field(default_factory=list)
+    judged: list[str] = field(default_factory=list)  # ids of the new memories looked at
+
+
+def states_something(record: MemoryRecord) -> bool:
+    """Only a recalled statement can replace anything: not a question, not small talk."""
+    return record.recalled and not is_question(record.text) and not is_small_talk(record.text)
 
 
 class ChangeDetector:
@@ -79,55 +120,42 @@ class ChangeDetector:
         self._warned = False
         self._latest: dict[str, dict[str, str]] = {}
 
-    def check(
-        self, stream: Neighbourhood, records: Sequence[MemoryRecord], vectors: np.ndarray
-    ) -> list[ChangeDecision]:
-        """Judge the new `records` (already stored and indexed) and apply the decisions."""
-        if not self.policy.enabled:
-            return []
-        eligible = [
-            (record, vector)
-            for record, vector in zip(records, vectors, strict=True)
-            if record.kind in self.policy.kinds and record.recalled
-        ]
-        decisions = self._by_subject(stream, [r for r, _ in eligible])
-        decided = {(d.old_id, d.new_id) for d in decisions}
-        pairs = [
-            (old, new, similarity)
-            for new, vector in eligible
-            if self.judge is not None and self.policy.use_judge and "subject" not in new.metadata
-            for old, similarity in stream.similar(
-                new,
-                vector,
-                k=self.policy.candidates,
-                kinds=self.policy.kinds,
-                min_similarity=self.policy.min_similarity,
-            )
-            if (old.id, new.id) not in decided
-        ]
-        decisions += self._judged(pairs)
-        return self._apply(stream, decisions)
+    @property
+    def judging(self) -> bool:
+        return self.policy.enabled and self.policy.use_judge and self.judge is not None
 
-    def _by_subject(
+    def check(
+        self, stream: Neighbourhood, records: Sequence[MemoryRecord], subjects: bool = True
+    ) -> list[ChangeDecision]:
+        """All three phases at once, the caller holding whatever lock it needs."""
+        gathered = self.gather(stream, records, subjects)
+        try:
+            judged = self.judged(gathered)
+        except JudgeFailed:
+            judged = []
+        return self.apply(stream, gathered.decided + judged)
+
+    def by_subject(
         self, stream: Neighbourhood, records: Sequence[MemoryRecord]
     ) -> list[ChangeDecision]:
-        """A new memory about a `subject` supersedes the owner's active one about it."""
+        """A new memory about a `subject` supersedes the owner's latest one about it."""
+        if not self.policy.enabled:
+            return []
         out = []
         batch = {r.id for r in records}
         for new in records:
-            subject = new.metadata.get("subject")
-            if subject is None:
+            if new.subject is None or new.kind not in self.policy.kinds:
                 continue
             latest = self._subjects(stream, new.owner, batch)
-            old = stream.find(latest.get(str(subject), ""))
+            old = stream.find(latest.get(new.subject, ""))
             if (
                 old is not None
                 and old.status is MemoryStatus.ACTIVE
                 and old.created_at <= new.created_at
             ):
-                out.append(_decision(old, new, 1.0, 1.0, "subject", True))
+                out.append(_decision(old, new, 1.0, None, 1.0, "subject", True))
             if old is None or old.created_at <= new.created_at:
-                latest[str(subject)] = new.id
+                latest[new.subject] = new.id
         return out
 
     def _subjects(self, stream: Neighbourhood, owner: str, batch: set[str]) -> dict[str, str]:
@@ -135,104 +163,174 @@ class ChangeDetector:
         this batch)."""
         if owner not in self._latest:
             about = [
-                r for r in stream.records(owner) if "subject" in r.metadata and r.id not in batch
+                r for r in stream.records(owner) if r.subject is not None and r.id not in batch
             ]
             about.sort(key=lambda r: r.created_at)
-            self._latest[owner] = {str(r.metadata["subject"]): r.id for r in about}
+            self._latest[owner] = {str(r.subject): r.id for r in about}
         return self._latest[owner]
 
-    def _judged(
-        self, pairs: list[tuple[MemoryRecord, MemoryRecord, float]]
-    ) -> list[ChangeDecision]:
+    def will_judge(self, record: MemoryRecord) -> bool:
+        """Whether the judge looks at this memory (its kind changes; it has no subject)."""
+        return self.judging and record.subject is None and record.kind in self.policy.kinds
+
+    def gather(
+        self, stream: Neighbourhood, records: Sequence[MemoryRecord], subjects: bool = True
+    ) -> Gathered:
+        """Phase one (reads the stream): the subject rule (unless done already), then each
+        statement's nearest earlier memories, minus the pairs a rule decides."""
+        out = Gathered(decided=self.by_subject(stream, records) if subjects else [])
+        if not self.judging:
+            return out
+        for new in records:
+            if not self.will_judge(new):
+                continue
+            out.judged.append(new.id)
+            if not states_something(new):
+                continue
+            for old, similarity in stream.similar(
+                new,
+                stream.vector_of(new),
+                k=self.policy.candidates,
+                kinds=self.policy.kinds,
+                min_similarity=self.policy.min_similarity,
+            ):
+                rule = _rule(old, new)
+                if rule is None:
+                    out.pairs.append((old, new, similarity))
+                else:
+                    out.decided.append(_decision(old, new, 0.0, None, similarity, rule, False))
+        return out
+
+    def judged(self, gathered: Gathered) -> list[ChangeDecision]:
+        """Phase two (no lock needed): the judge's probabilities, and what they decide."""
+        pairs = gathered.pairs
         if not pairs or self.judge is None:
             return []
+        texts = [(_content(o.text, n.text), _content(n.text, o.text)) for o, n, _ in pairs]
         try:
-            probabilities = self.judge.replaces_batch([(o.text, n.text) for o, n, _ in pairs])
-        except Exception as error:  # any failure of the judge keeps the write
-            if not self._warned:
-                log.warning(
-                    "change detection skipped: the judge failed (%s); memories were added "
-                    "and nothing was superseded",
-                    error,
-                )
-                self._warned = True
-            return []
-        threshold = self.policy.threshold
+            if isinstance(self.judge, SlotJudge):
+                relations = list(self.judge.relate_batch(texts))
+                replaces = [float(getattr(r, "replaces")) for r in relations]  # noqa: B009
+                same = [float(getattr(r, "about_the_same")) for r in relations]  # noqa: B009
+            else:
+                replaces = list(self.judge.replaces_batch(texts))
+                same = [None] * len(replaces)  # type: ignore[list-item]
+        except Exception as error:  # any failure of the judge keeps the writes
+            self._warn(error)
+            raise JudgeFailed(str(error)) from error
         return [
-            _decision(old, new, p, similarity, "judge", p >= threshold)
-            for (old, new, similarity), p in zip(pairs, probabilities, strict=True)
+            self._decide(old, new, p, s, similarity)
+            for (old, new, similarity), p, s in zip(pairs, replaces, same, strict=True)
         ]
 
-    def _apply(
-        self, stream: Neighbourhood, decisions: list[ChangeDecision]
-    ) -> list[ChangeDecision]:
-        """Supersede in the order the new memories came (so A, B, C that each replace the one
-        before form the chain A -> B -> C), then note on each new memory its closest call.
-        Statuses are read again here: the judge may have run with the stream unlocked, and a
-        memory deleted meanwhile is left out."""
+    def _decide(
+        self, old: MemoryRecord, new: MemoryRecord, p: float, same: float | None, similarity: float
+    ) -> ChangeDecision:
+        policy = self.policy
+        slot_ok = same is None or same >= policy.same_slot
+        superseded = p >= policy.threshold and slot_ok
+        likely = not superseded and policy.rank_above is not None and p >= policy.rank_above
+        return _decision(old, new, p, same, similarity, "judge", superseded, likely)
+
+    def _warn(self, error: Exception) -> None:
+        if not self._warned:
+            log.warning(
+                "change detection skipped: the judge failed (%s); memories were added and "
+                "nothing was superseded",
+                error,
+            )
+            self._warned = True
+
+    def apply(self, stream: Neighbourhood, decisions: list[ChangeDecision]) -> list[ChangeDecision]:
+        """Phase three (writes the stream): supersede in the order the new memories came (so
+        A, B, C that each replace the one before form the chain A -> B -> C), and note each
+        new memory's likeliest near miss. Statuses are read again here: a memory deleted or
+        retired since phase one is left as it is."""
         present = [d for d in decisions if stream.find(d.new_id) and stream.find(d.old_id)]
         order = {d.new_id: stream.get(d.new_id).created_at for d in present}
         applied = []
         for decision in sorted(present, key=lambda d: order[d.new_id]):
-            old = stream.get(decision.old_id)
-            if decision.superseded and old.status is MemoryStatus.ACTIVE:
+            old, new = stream.get(decision.old_id), stream.get(decision.new_id)
+            if decision.superseded and old.status is MemoryStatus.ACTIVE and old.owner == new.owner:
                 corrections.retire(
-                    stream,
-                    old,
-                    stream.get(decision.new_id),
-                    how=decision.how,
-                    probability=decision.probability,
+                    stream, old, new, how=decision.rule, probability=decision.probability
                 )
                 applied.append(decision)
             else:
                 applied.append(decision.model_copy(update={"superseded": False}))
-        _note_closest(stream, applied)
+        _note_likeliest(stream, applied)
         return applied
+
+
+class JudgeFailed(RuntimeError):
+    """The judge could not answer; the memories stay stored and unsuperseded."""
+
+
+def _rule(old: MemoryRecord, new: MemoryRecord) -> Rule | None:
+    """The rule that decides a pair without a judge (it never supersedes), if any."""
+    speakers = speaker_of(old.text), speaker_of(new.text)
+    if None not in speakers and speakers[0] != speakers[1]:
+        return "other speaker"
+    if like_items(old.text, new.text):
+        return "like items"
+    return None
+
+
+def _content(text: str, other: str) -> str:
+    """A statement as the judge reads it: without a speaker label both statements share."""
+    speaker = speaker_of(text)
+    if speaker is not None and speaker == speaker_of(other):
+        return text.split(":", 1)[1].strip()
+    return text
 
 
 def _decision(
     old: MemoryRecord,
     new: MemoryRecord,
     p: float,
+    same: float | None,
     similarity: float,
-    how: Literal["judge", "subject"],
+    rule: Rule,
     superseded: bool,
+    likely: bool = False,
 ) -> ChangeDecision:
     return ChangeDecision(
         old_id=old.id,
         new_id=new.id,
         probability=round(float(p), 4),
+        same_slot=None if same is None else round(float(same), 4),
         similarity=round(float(similarity), 4),
-        how=how,
+        rule=rule,
         superseded=superseded,
+        likely=likely,
     )
 
 
-def _note_closest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> None:
-    """Each judged new memory keeps its highest P(replaces) and against which memory, so a
-    near miss is visible in exports and pages."""
+def _note_likeliest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> None:
+    """Each new memory that probably (not surely) replaced an older one keeps which and how
+    likely, so it ranks above it and the doubt is visible in exports and pages."""
     best: dict[str, ChangeDecision] = {}
     for decision in decisions:
-        if decision.new_id not in best or decision.probability > best[decision.new_id].probability:
+        if decision.likely and (
+            decision.new_id not in best or decision.probability > best[decision.new_id].probability
+        ):
             best[decision.new_id] = decision
     changes = []
     for new_id, decision in best.items():
         record = stream.get(new_id)
-        note = {"change_p": decision.probability, "change_against": decision.old_id}
-        changes.append((record, {"metadata": {**record.metadata, **note}}))
+        note = {"likely_replaces": decision.old_id, "likely_p": decision.probability}
+        changes.append((record, {"provenance": record.provenance.model_copy(update=note)}))
     stream.replace_many(changes)
 
 
-def newer_first(results: list[ScoredMemory], at_least: float) -> list[ScoredMemory]:
-    """A near miss is a doubt, not a decision: below the threshold the older memory stays
-    active, but a memory whose closest call (`change_p` against `change_against`) reached
-    `at_least` is moved right above that memory when both are among `results` and it ranked
-    below. Nothing enters or leaves the results."""
+def newer_first(results: list[ScoredMemory]) -> list[ScoredMemory]:
+    """A near miss is a doubt, not a decision: the older memory stays active, but a memory
+    that probably replaced it (`likely_replaces`) is moved right above it when both are
+    among `results` and it ranked below. Nothing enters or leaves the results."""
     out = list(results)
     for newer in results:
-        p = newer.record.metadata.get("change_p")
-        older = newer.record.metadata.get("change_against")
-        if not isinstance(p, (int, float)) or p < at_least:
+        older = newer.record.provenance.likely_replaces
+        if older is None:
             continue
         ids = [m.record.id for m in out]
         if older not in ids or ids.index(older) > ids.index(newer.record.id):

@@ -5,19 +5,34 @@
 
 Superseding a memory that is already superseded follows its chain to the newest active one
 and supersedes that, so a chain keeps exactly one active memory. Every change is recorded in
-the memories' metadata (`superseded_by` / `supersedes`, when, how, the judge's probability),
-never by deleting. A stale reflection stays retrievable until the reflection layer re-derives
-it; its `metadata["stale"]` says why it can no longer be trusted.
+the memories' typed provenance (`superseded_by` / `supersedes`, when, how, the judge's
+probability), never by deleting. Every link is followed only within one owner: a link to
+another owner's memory is treated as broken, never read. A stale reflection stays
+retrievable until the reflection layer re-derives it; its `metadata["stale"]` says why it can
+no longer be trusted.
 """
 
 from __future__ import annotations
 
-from mindstream.memory.book import EditableBook
+from mindstream.memory.book import EditableBook, RecordBook
 from mindstream.memory.errors import MemoryStateError
-from mindstream.memory.records import MemoryRecord, MemoryStatus, NewMemory, ScoredMemory
+from mindstream.memory.records import (
+    MemoryRecord,
+    MemoryStatus,
+    NewMemory,
+    Provenance,
+    ScoredMemory,
+)
 
 # What a supersede writes on the old memory; restore takes it off again.
-SUPERSEDE_KEYS = ("superseded_by", "superseded_at", "superseded_how", "supersede_p")
+SUPERSEDE_FIELDS = ("superseded_by", "superseded_at", "how", "probability")
+
+
+def linked(stream: RecordBook, record: MemoryRecord, memory_id: str | None) -> MemoryRecord | None:
+    """The memory a link of `record` names, if it is one of the same owner's (a link to
+    anyone else's is as good as broken: never followed)."""
+    found = stream.find(memory_id) if memory_id else None
+    return found if found is not None and found.owner == record.owner else None
 
 
 def forget(stream: EditableBook, memory_id: str) -> MemoryRecord:
@@ -39,11 +54,11 @@ def newest_in_chain(stream: EditableBook, memory_id: str) -> MemoryRecord:
     """The active end of a memory's supersede chain (itself if active)."""
     record, seen = stream.get(memory_id), {memory_id}
     while record.status is MemoryStatus.SUPERSEDED:
-        following = str(record.metadata.get("superseded_by", ""))
-        if not following or following in seen:
+        following = linked(stream, record, record.replaced_by)
+        if following is None or following.id in seen:
             raise MemoryStateError(f"memory {memory_id!r}: its supersede chain is broken")
-        seen.add(following)
-        record = stream.get(following)
+        seen.add(following.id)
+        record = following
     if record.status is MemoryStatus.FORGOTTEN:
         where = "" if record.id == memory_id else f" (its newest version {record.id!r} is)"
         raise MemoryStateError(
@@ -56,12 +71,9 @@ def newest_in_chain(stream: EditableBook, memory_id: str) -> MemoryRecord:
 def supersede(stream: EditableBook, old_id: str, new: NewMemory) -> MemoryRecord:
     """Store `new` in place of the newest version of `old_id`; the old one is kept, marked."""
     current = newest_in_chain(stream, old_id)
-    extra = {"supersedes": current.id}
-    if current.id != old_id:
-        extra["corrects"] = old_id
-    replacement = stream.add_many(
-        [new.model_copy(update={"metadata": {**new.metadata, **extra}})], detect=False
-    )[0]
+    replacement = stream.add_many([new], detect=False)[0]
+    provenance = replacement.provenance.model_copy(update={"corrects": old_id})
+    replacement = stream.replace(replacement, provenance=provenance)
     retire(stream, current, replacement, how="correction")
     return stream.get(replacement.id)
 
@@ -74,20 +86,23 @@ def retire(
     how: str,
     probability: float | None = None,
 ) -> MemoryRecord:
-    """Mark `old` superseded by `new` (both ways) and its dependents stale."""
-    note: dict[str, str | float] = {
-        "superseded_by": new.id,
-        "superseded_at": stream.clock.now().isoformat(),
-        "superseded_how": how,
-    }
-    if probability is not None:
-        note["supersede_p"] = round(probability, 4)
-    listed = [i for i in str(new.metadata.get("supersedes", "")).split(",") if i]
-    supersedes = ",".join(dict.fromkeys([*listed, old.id]))
+    """Mark `old` superseded by `new` (both ways) and its dependents stale. Refused across
+    owners."""
+    if old.owner != new.owner:
+        raise MemoryStateError(f"memory {new.id!r} cannot supersede another owner's memory")
+    note = old.provenance.model_copy(
+        update={
+            "superseded_by": (*old.provenance.superseded_by, new.id),
+            "superseded_at": stream.clock.now(),
+            "how": how,
+            "probability": None if probability is None else round(probability, 4),
+        }
+    )
+    supersedes = tuple(dict.fromkeys([*new.provenance.supersedes, old.id]))
     retired, _ = stream.replace_many(
         [
-            (old, {"status": MemoryStatus.SUPERSEDED, "metadata": {**old.metadata, **note}}),
-            (new, {"metadata": {**new.metadata, "supersedes": supersedes}}),
+            (old, {"status": MemoryStatus.SUPERSEDED, "provenance": note}),
+            (new, {"provenance": new.provenance.model_copy(update={"supersedes": supersedes})}),
         ]
     )
     mark_dependents_stale(stream, old.id, reason=f"evidence {old.id} superseded")
@@ -98,11 +113,16 @@ def replaced_by(stream: EditableBook, record: MemoryRecord, limit: int) -> list[
     """What `record` superseded, newest first, down its chain: the history shown beside what
     is true now (the assistant's prompt, the long-memory eval's context recall)."""
     out: list[MemoryRecord] = []
-    frontier = [record]
+    frontier, seen = [record], {record.id}
     while frontier and len(out) < limit:
-        listed = str(frontier.pop().metadata.get("supersedes", ""))
-        older = [stream.find(i) for i in listed.split(",") if i]
-        found = [r for r in older if r is not None and r.status is MemoryStatus.SUPERSEDED]
+        current = frontier.pop()
+        older = [linked(stream, current, i) for i in current.provenance.supersedes]
+        found = [
+            r
+            for r in older
+            if r is not None and r.status is MemoryStatus.SUPERSEDED and r.id not in seen
+        ]
+        seen |= {r.id for r in found}
         out += found
         frontier += found
     return sorted(out, key=lambda r: r.created_at, reverse=True)[:limit]
@@ -114,7 +134,7 @@ def after_replacements(results: list[ScoredMemory]) -> list[ScoredMemory]:
     by_id = {m.record.id: m for m in results}
     followers: dict[str, list[ScoredMemory]] = {}
     for m in results:
-        newer = m.record.metadata.get("superseded_by")
+        newer = m.record.replaced_by
         if m.record.status is MemoryStatus.SUPERSEDED and newer in by_id:
             followers.setdefault(str(newer), []).append(m)
     following = {m.record.id for group in followers.values() for m in group}
@@ -145,16 +165,26 @@ def restore(stream: EditableBook, memory_id: str) -> MemoryRecord:
             f"memory {memory_id!r} is {record.status.value}; only a superseded memory can be "
             "restored"
         )
-    replaced_by = str(record.metadata.get("superseded_by", ""))
-    metadata = {k: v for k, v in record.metadata.items() if k not in SUPERSEDE_KEYS}
-    metadata.update(restored_from=replaced_by, restored_at=stream.clock.now().isoformat())
-    changes = [(record, {"status": MemoryStatus.ACTIVE, "metadata": metadata})]
-    replacement = stream.find(replaced_by)
+    replacement = linked(stream, record, record.replaced_by)
+    cleared = {name: Provenance.model_fields[name].default for name in SUPERSEDE_FIELDS}
+    provenance = record.provenance.model_copy(
+        update={
+            **cleared,
+            "restored_from": record.replaced_by,
+            "restored_at": stream.clock.now(),
+        }
+    )
+    changes: list[tuple[MemoryRecord, dict[str, object]]] = [
+        (record, {"status": MemoryStatus.ACTIVE, "provenance": provenance})
+    ]
     if replacement is not None:
-        left = [i for i in str(replacement.metadata.get("supersedes", "")).split(",") if i]
-        kept = ",".join(i for i in left if i != memory_id)
-        rest = {k: v for k, v in replacement.metadata.items() if k != "supersedes"}
-        changes.append((replacement, {"metadata": {**rest, "supersedes": kept} if kept else rest}))
+        kept = tuple(i for i in replacement.provenance.supersedes if i != memory_id)
+        update: dict[str, object] = {"supersedes": kept}
+        if replacement.provenance.likely_replaces == memory_id:
+            update |= {"likely_replaces": None, "likely_p": None}
+        changes.append(
+            (replacement, {"provenance": replacement.provenance.model_copy(update=update)})
+        )
     return stream.replace_many(changes)[0]
 
 

@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mindstream.memory.errors import InvalidMemoryError
 
@@ -41,11 +41,84 @@ KIND_CODES = {kind: code for code, kind in enumerate(MemoryKind)}
 STATUS_CODES = {status: code for code, status in enumerate(MemoryStatus)}
 
 
+Detection = Literal["pending", "done", "failed"]
+
+
+class Provenance(BaseModel):
+    """Where a memory stands among its owner's others: whether it is recalled, what it is
+    about, what it replaced and what replaced it (how, with what probability, when), what it
+    probably replaced (a near miss, ranked above, retiring nothing), and whether change
+    detection has looked at it yet. Every link names memories of the same owner."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    recall: bool = Field(
+        True,
+        description="False for memories kept for provenance and history only (a user's "
+        "question, the assistant's own answer, a correction note): never recalled as facts",
+    )
+    subject: str | None = Field(None, description="what it is the state of (a town's object)")
+    supersedes: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    superseded_at: datetime | None = None
+    how: str | None = Field(None, description="how it was superseded: judge, subject, correction")
+    probability: float | None = Field(None, description="the judge's P(replaces) that retired it")
+    corrects: str | None = None
+    restored_from: str | None = None
+    restored_at: datetime | None = None
+    likely_replaces: str | None = Field(
+        None, description="a memory it probably (not surely) replaced: ranked above it"
+    )
+    likely_p: float | None = None
+    detection: Detection | None = Field(
+        None, description="change detection: pending (not yet judged), done, or failed"
+    )
+
+    def links(self) -> tuple[str, ...]:
+        """Every memory id this provenance names."""
+        named = (self.corrects, self.restored_from, self.likely_replaces)
+        return (*self.supersedes, *self.superseded_by, *(i for i in named if i))
+
+
+# Provenance kept in `metadata` by stores and exports written before it was typed.
+_LEGACY_KEYS = {
+    "recall": "recall",
+    "subject": "subject",
+    "supersedes": "supersedes",
+    "superseded_by": "superseded_by",
+    "superseded_at": "superseded_at",
+    "superseded_how": "how",
+    "supersede_p": "probability",
+    "corrects": "corrects",
+    "restored_from": "restored_from",
+    "restored_at": "restored_at",
+    "change_against": "likely_replaces",
+    "change_p": "likely_p",
+}
+
+
+def lift_legacy_provenance(fields: dict[str, Any]) -> dict[str, Any]:
+    """Move provenance that older versions kept in `metadata` into `provenance`."""
+    metadata = fields.get("metadata")
+    if not isinstance(metadata, dict) or not set(metadata) & set(_LEGACY_KEYS):
+        return fields
+    lifted = dict(fields.get("provenance") or {})
+    for key, name in _LEGACY_KEYS.items():
+        if key in metadata:
+            value = metadata[key]
+            if name in ("supersedes", "superseded_by"):
+                value = tuple(i for i in str(value).split(",") if i)
+            lifted.setdefault(name, str(value) if name == "subject" else value)
+    rest = {k: v for k, v in metadata.items() if k not in _LEGACY_KEYS}
+    return {**fields, "metadata": rest, "provenance": lifted}
+
+
 class MemoryRecord(BaseModel):
     """One memory. Immutable: changes (status, last access) produce a new record.
 
-    `evidence` lists the ids a memory cites (a reflection's sources); `metadata` holds flat
-    values only, so every store can keep them (`stale`, `depth`, `question`, ...).
+    `evidence` lists the ids a memory cites (a reflection's sources); `provenance` its links
+    to the memories it replaced or that replaced it; `metadata` holds flat values only, so
+    every store can keep them (`stale`, `depth`, `question`, ...).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -60,6 +133,12 @@ class MemoryRecord(BaseModel):
     evidence: tuple[str, ...] = ()
     status: MemoryStatus = MemoryStatus.ACTIVE
     metadata: dict[str, MetadataValue] = Field(default_factory=dict)
+    provenance: Provenance = Provenance()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        return lift_legacy_provenance(data) if isinstance(data, dict) else data
 
     @property
     def stale(self) -> bool:
@@ -67,9 +146,18 @@ class MemoryRecord(BaseModel):
 
     @property
     def recalled(self) -> bool:
-        """False for memories kept for provenance and history only (a user's question, the
-        assistant's own answer, a correction note): retrieval skips them unless asked."""
-        return bool(self.metadata.get("recall", True))
+        """False for memories kept for provenance and history only: retrieval skips them
+        unless asked."""
+        return self.provenance.recall
+
+    @property
+    def replaced_by(self) -> str | None:
+        """The memory that superseded this one (the newest, if several did)."""
+        return self.provenance.superseded_by[-1] if self.provenance.superseded_by else None
+
+    @property
+    def subject(self) -> str | None:
+        return self.provenance.subject
 
 
 class ScoredMemory(BaseModel):
@@ -124,40 +212,42 @@ CHANGING_KINDS = (
 
 
 class ChangePolicy(BaseModel):
-    """Write-time change detection: each new memory is compared with its owner's `candidates`
-    most similar active memories (cosine at least `min_similarity`) by the relation judge, and
-    supersedes those it replaces with probability at least `threshold`. Memories whose
-    metadata `subject` matches (an object's state in a town) supersede without asking."""
+    """Change detection: each new statement is compared with its owner's `candidates` most
+    similar earlier memories that are still true (cosine at least `min_similarity`) by the
+    change judge, and supersedes those it replaces with probability at least `threshold`
+    (and, for a judge that tells it, answers the same question with at least `same_slot`).
+    Memories whose `subject` matches (an object's state in a town) supersede without asking.
+    With `background`, a write is stored and searchable at once and judged by the stream's
+    worker after it (`detection: pending` until then)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: bool = Field(False, description="check every write against earlier memories")
     use_judge: bool = Field(
-        True, description="ask the relation judge (off: only matching `subject`s supersede)"
+        True, description="ask the change judge (off: only matching `subject`s supersede)"
     )
     threshold: float = Field(
-        0.95,
+        0.9,
         gt=0.0,
         le=1.0,
-        description="P(replaces) to supersede (0.95: the most replacements caught with at most "
-        "5% of compatible pairs caught on the judge's held-out slots, 77.4% and 3.8% in "
-        "mindstream/lm/adapters/judge/replaces/training.json; a near miss still ranks above, "
-        "`rank_above`)",
+        description="P(replaces) to supersede, chosen for precision on the dev conversations "
+        "(mindstream/lm/adapters/change_judge/training.json); below it a memory at least "
+        "`rank_above` likely only ranks above the older one",
+    )
+    same_slot: float = Field(
+        0.5, ge=0.0, le=1.0, description="P(same question) a judge that tells it must reach"
     )
     rank_above: float | None = Field(
         0.5,
         ge=0.0,
         le=1.0,
         description="a memory at least this likely (but below `threshold`) to replace an "
-        "earlier one ranks right above it in retrieval, the earlier staying active (0.5: "
-        "more likely replaced than not; None: off)",
+        "earlier one ranks right above it in retrieval, the earlier staying active (None: off)",
     )
-    candidates: int = Field(5, ge=1, description="most similar active memories compared")
-    min_similarity: float = Field(
-        0.15,
-        ge=-1.0,
-        le=1.0,
-        description="cosine to be compared (0.15 keeps 99% of the training replacements)",
+    candidates: int = Field(5, ge=1, description="most similar earlier memories compared")
+    min_similarity: float = Field(0.15, ge=-1.0, le=1.0, description="cosine to be compared")
+    background: bool = Field(
+        False, description="judge in the stream's background worker, after the write returns"
     )
     kinds: tuple[MemoryKind, ...] = CHANGING_KINDS
 
@@ -195,7 +285,9 @@ class StreamConfig(BaseModel):
 
 
 class NewMemory(BaseModel):
-    """What a caller gives to `add_many`; the stream fills in id, times and importance."""
+    """What a caller gives to `add_many`; the stream fills in id, times and importance.
+    `recall` False keeps it for history only; `subject` names what it is the state of (a new
+    memory about the same subject supersedes the last without asking a judge)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -206,6 +298,23 @@ class NewMemory(BaseModel):
     evidence: tuple[str, ...] = ()
     metadata: dict[str, MetadataValue] = Field(default_factory=dict)
     created_at: datetime | None = None
+    recall: bool = True
+    subject: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        """`recall` and `subject` given in metadata, as before they were fields."""
+        if not isinstance(data, dict) or not isinstance(data.get("metadata"), dict):
+            return data
+        metadata = dict(data["metadata"])
+        out = dict(data)
+        for key in ("recall", "subject"):
+            if key in metadata:
+                value = metadata.pop(key)
+                out.setdefault(key, str(value) if key == "subject" else value)
+        out["metadata"] = metadata
+        return out
 
 
 def new_memory(**fields: Any) -> NewMemory:

@@ -16,10 +16,17 @@ from typing import Any
 from uuid import uuid4
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from mindstream.memory import corrections
-from mindstream.memory.changes import ChangeDecision, ChangeDetector, ReplacementJudge, newer_first
+from mindstream.memory.changes import (
+    ChangeDecision,
+    ChangeDetector,
+    ReplacementJudge,
+    newer_first,
+)
 from mindstream.memory.clock import Clock, SystemClock, to_hours
+from mindstream.memory.detection import DetectionWorker
 from mindstream.memory.embedder import ArrayEmbedder, Embedder
 from mindstream.memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
 from mindstream.memory.importance import RateTexts
@@ -33,6 +40,7 @@ from mindstream.memory.records import (
     MemoryRecord,
     MemoryStatus,
     NewMemory,
+    Provenance,
     RelevanceMode,
     RetrievalWeights,
     ScoredMemory,
@@ -42,7 +50,22 @@ from mindstream.memory.records import (
 from mindstream.memory.relevance import Query, check_mode, most_similar, scored_memories, search
 from mindstream.memory.scoring import Scored
 from mindstream.memory.stores.base import MemoryStore
-from mindstream.memory.transfer import check_importable
+from mindstream.memory.transfer import prepared
+
+
+class Written(BaseModel):
+    """What a write stored, the change decisions made so far, and how many of its memories
+    the background worker has yet to judge."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    records: list[MemoryRecord]
+    decisions: list[ChangeDecision]
+    pending: int = 0
+
+
+def _pending(provenance: Provenance) -> Provenance:
+    return provenance.model_copy(update={"detection": "pending"})
 
 
 class MemoryStream:
@@ -65,7 +88,8 @@ class MemoryStream:
         self.rater = rater
         self.config = config or StreamConfig()
         self.changes = ChangeDetector(judge, self.config.changes)
-        self.last_changes: list[ChangeDecision] = []
+        self.lock = threading.RLock()  # every caller's and the detection worker's
+        self.worker = DetectionWorker(self, self.changes)
         self._records: dict[str, MemoryRecord] = {}
         self._owners: dict[str, OwnerState] = {}
         self._graph = CitationGraph()
@@ -73,6 +97,7 @@ class MemoryStream:
         self._flushing = threading.Lock()
         for records, vectors in store.load():
             self._index(records, vectors)
+        self._resume_detection()
 
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder, **options: Any) -> MemoryStream:
@@ -94,18 +119,39 @@ class MemoryStream:
         *,
         detect: bool = True,
     ) -> list[MemoryRecord]:
-        """Validate everything first, embed and rate in one batch each, store, then index;
-        then (with `detect` and the policy on) supersede what the new memories replace, in one
-        judge batch (`last_changes` holds the decisions)."""
+        """`write`, for the records alone."""
+        return self.write(items, embeddings, detect=detect).records
+
+    def write(
+        self,
+        items: Sequence[NewMemory],
+        embeddings: np.ndarray | None = None,
+        *,
+        detect: bool = True,
+    ) -> Written:
+        """Validate everything first, embed and rate in one batch each, store, then index
+        (searchable at once); then, with `detect` and the policy on, supersede what the new
+        memories replace: now, or after this returns in the background worker
+        (`ChangePolicy.background`; `settle` waits for it)."""
         if not items:
-            return []
+            return Written(records=[], decisions=[], pending=0)
         self._check_evidence(items)
         vectors = self._embed([i.text for i in items]) if embeddings is None else embeddings
         vectors = self._checked(np.asarray(vectors, dtype=np.float32), len(items))
         importance = self._importance(items)
+        with self.lock:
+            records = self._stored(items, vectors, importance, detect)
+            return self._detect(records, detect)
+
+    def _stored(
+        self, items: Sequence[NewMemory], vectors: np.ndarray, importance: list[float], detect: bool
+    ) -> list[MemoryRecord]:
         now = self.clock.now()
-        records = [
-            MemoryRecord(
+        background = detect and self.config.changes.background
+        records = []
+        for item, value in zip(items, importance, strict=True):
+            provenance = Provenance(recall=item.recall, subject=item.subject)
+            record = MemoryRecord(
                 id=uuid4().hex,
                 owner=item.owner,
                 kind=item.kind,
@@ -115,13 +161,46 @@ class MemoryStream:
                 importance=value,
                 evidence=item.evidence,
                 metadata=item.metadata,
+                provenance=provenance,
             )
-            for item, value in zip(items, importance, strict=True)
-        ]
+            if background and self.changes.will_judge(record):
+                record = record.model_copy(update={"provenance": _pending(provenance)})
+            records.append(record)
         self.store.put(records, vectors)
         self._index(records, vectors)
-        self.last_changes = self.changes.check(self, records, vectors) if detect else []
-        return [self._records[r.id] for r in records]
+        return records
+
+    def _detect(self, records: list[MemoryRecord], detect: bool) -> Written:
+        if not detect:
+            return Written(records=records, decisions=[], pending=0)
+        if not self.config.changes.background:
+            decisions = self.changes.check(self, records)
+            return Written(records=[self._records[r.id] for r in records], decisions=decisions)
+        decisions = self.changes.apply(self, self.changes.by_subject(self, records))
+        waiting = [r.id for r in records if r.provenance.detection == "pending"]
+        self.worker.submit(waiting)
+        return Written(
+            records=[self._records[r.id] for r in records],
+            decisions=decisions,
+            pending=len(waiting),
+        )
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until background change detection has judged every write so far."""
+        return self.worker.settle(timeout)
+
+    def _resume_detection(self) -> None:
+        """Memories a stopped process left `pending` are judged again (nothing is skipped)."""
+        waiting = sorted(
+            (r for r in self._records.values() if r.provenance.detection == "pending"),
+            key=lambda r: r.created_at,
+        )
+        if waiting and self.changes.judging:
+            self.worker.submit([r.id for r in waiting])
+
+    def vector_of(self, record: MemoryRecord) -> np.ndarray:
+        state = self._owners[record.owner]
+        return np.asarray(state.index.embeddings[state.index.row_of[record.id]], dtype=np.float32)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length embeddings with the stream's embedder."""
@@ -245,9 +324,8 @@ class MemoryStream:
         results = scored_memories(top, state.index, self._records, to_hours(moment))
         if touch:
             self._touch(state, top.rows, moment)
-        changes = self.config.changes
-        if changes.enabled and changes.rank_above is not None:
-            results = newer_first(results, changes.rank_above)
+        if self.config.changes.enabled:
+            results = newer_first(results)
         return corrections.after_replacements(results) if with_replaced else results
 
     def _top(
@@ -285,6 +363,8 @@ class MemoryStream:
                 self.store.update(list(pending.values()), fields=("last_accessed_at",))
 
     def close(self) -> None:
+        self.worker.settle(timeout=60)
+        self.worker.stop()
         self.flush()
         self.store.close()
 
@@ -357,9 +437,11 @@ class MemoryStream:
         return len(ids)
 
     def import_records(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
-        """Exported records back as they were (ids, times, statuses, evidence): stored and
-        indexed whole, nothing re-decided (`memory.transfer` checks them first)."""
-        check_importable(records, self.find)
+        """Exported records back as they were (times, statuses, evidence, provenance): stored
+        and indexed whole, nothing re-decided; every link checked to stay within the owner,
+        and ids issued anew where one is taken (`memory.transfer`)."""
+        with self.lock:
+            records = prepared(records, self.find)
         if not records:
             return []
         vectors = self.embed([r.text for r in records])

@@ -1,35 +1,71 @@
-"""Bringing exported memories back: the same ids, times, statuses, evidence and metadata, so
-an export imported into an empty account exports equal again (a backup that restores).
+"""Bringing exported memories back: the same times, statuses, evidence, provenance and
+metadata, so an export imported into an empty account exports equal again (a backup that
+restores); its ids too, unless one is taken on this store, when every id is issued anew and
+every link rewritten (an account copied into another on the same server).
 
-Nothing is re-decided on the way in (no change detection, no rating): the export already
-holds what was superseded by what.
+Every link an imported memory carries (evidence, what it supersedes or was superseded by,
+corrects, was restored from, probably replaces) must name a memory of the import itself or
+one of the importing account's: a dangling link or one into another account is refused in
+one line, before anything is written. Nothing is re-decided on the way in (no change
+detection, no rating): the export already holds what was superseded by what.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from uuid import uuid4
 
 from mindstream.memory.errors import InvalidMemoryError, MemoryStateError
 from mindstream.memory.records import MemoryRecord
 
+Find = Callable[[str], MemoryRecord | None]
 
-def check_importable(
-    records: Sequence[MemoryRecord], find: Callable[[str], MemoryRecord | None]
-) -> None:
-    """Refuses ids already present (`find`) or repeated (`MemoryStateError`), and evidence
-    that cites neither an imported memory nor one of the same owner's."""
-    taken = [r.id for r in records if find(r.id) is not None]
-    if taken or len({r.id for r in records}) != len(records):
-        raise MemoryStateError(
-            f"memory id {(taken or [r.id for r in records])[0]!r} exists (or is repeated): "
-            "import into an empty account"
-        )
-    coming = {r.id: r for r in records}
+
+def prepared(records: Sequence[MemoryRecord], find: Find) -> list[MemoryRecord]:
+    """The records as they will be stored: links checked, ids kept or issued anew."""
+    ids = [r.id for r in records]
+    repeated = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
+    if repeated is not None:
+        raise MemoryStateError(f"memory id {repeated!r} is repeated in the import")
+    coming = set(ids)
     for record in records:
-        for cited in record.evidence:
-            source = coming.get(cited) or find(cited)
-            if source is None or source.owner != record.owner:
-                raise InvalidMemoryError(f"evidence: {cited!r} is not a memory of {record.owner!r}")
+        for link in (*record.evidence, *record.provenance.links()):
+            found = None if link in coming else find(link)
+            if link not in coming and (found is None or found.owner != record.owner):
+                raise InvalidMemoryError(
+                    f"memory {record.id!r} links to {link!r}, which is neither in the import "
+                    "nor a memory of this account"
+                )
+    if not any(find(i) is not None for i in ids):
+        return list(records)
+    renamed = {i: uuid4().hex for i in ids}
+    return [_renamed(r, renamed) for r in records]
+
+
+def _renamed(record: MemoryRecord, renamed: dict[str, str]) -> MemoryRecord:
+    def one(i: str | None) -> str | None:
+        return None if i is None else renamed.get(i, i)
+
+    def many(ids: Sequence[str]) -> tuple[str, ...]:
+        return tuple(renamed.get(i, i) for i in ids)
+
+    p = record.provenance
+    provenance = p.model_copy(
+        update={
+            "supersedes": many(p.supersedes),
+            "superseded_by": many(p.superseded_by),
+            "corrects": one(p.corrects),
+            "restored_from": one(p.restored_from),
+            "likely_replaces": one(p.likely_replaces),
+        }
+    )
+    return record.model_copy(
+        update={
+            "id": renamed[record.id],
+            "evidence": many(record.evidence),
+            "provenance": provenance,
+        }
+    )
 
 
 def importable(memory: dict[str, object], owner: str) -> MemoryRecord:

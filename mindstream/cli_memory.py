@@ -72,20 +72,22 @@ def add(
     if client is not None:
         added = client.remember(text, kind.value, importance)
         console.print(f"added {added['id']} (importance {added['importance']:.1f})")
-        _show_replaced(added["metadata"])
+        _show_replaced(added.get("provenance", {}).get("supersedes", []))
         return
     assert store is not None
     stream = parts.stream(store)
-    record = stream.add(text, owner=owner, kind=kind, importance=importance)
-    replaced = [stream.get(d.old_id) for d in stream.last_changes if d.superseded]
+    added_id = stream.add(text, owner=owner, kind=kind, importance=importance).id
+    stream.settle()
+    record = stream.get(added_id)
+    replaced = [stream.get(i) for i in record.provenance.supersedes]
     stream.close()
     console.print(f"added {record.id} (importance {record.importance:.1f})")
-    _show_replaced(record.metadata, {r.id: r.text for r in replaced})
+    _show_replaced(list(record.provenance.supersedes), {r.id: r.text for r in replaced})
 
 
-def _show_replaced(metadata: dict[str, Any], texts: dict[str, str] | None = None) -> None:
+def _show_replaced(supersedes: list[str], texts: dict[str, str] | None = None) -> None:
     """One line per memory the new one superseded (`memory restore ID` undoes it)."""
-    for old in filter(None, str(metadata.get("supersedes", "")).split(",")):
+    for old in supersedes:
         what = f" {escape(texts[old])!r}" if texts and old in texts else ""
         console.print(f"  superseded {old}{what}; `mindstream memory restore {old}` undoes it")
 
@@ -220,7 +222,7 @@ def restore(
     record = stream.restore(_unique(stream, memory_id))
     stream.close()
     console.print(
-        f"restored {record.id} (it had been replaced by {record.metadata['restored_from']})"
+        f"restored {record.id} (it had been replaced by {record.provenance.restored_from})"
     )
 
 

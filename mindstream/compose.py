@@ -8,7 +8,6 @@ never loads the chat model, and one that talks to a service imports none of it.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -356,25 +355,21 @@ class Parts:
     def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
         """The personal assistant on its own stream (the assistant's retrieval policy)."""
         from mindstream.agents.assistant import Assistant
-        from mindstream.agents.assistant.serialised import Unlocking
         from mindstream.memory import MemoryStream
 
         policy = self.config.assistant.stream
-        lock = threading.RLock()  # the assistant's, let go while the judge runs
-        judge = self.judge_for(policy)
         stream = MemoryStream(
             store or self.store(path),
             self.embedder,
             rater=self.rater(),
             config=policy,
-            judge=Unlocking(judge, lock) if judge is not None else None,
+            judge=self.judge_for(policy),
         )
         return Assistant(
             stream,
             self.chat_for("assistant"),
             self.config.assistant,
             lambda serialised: self.reflector(serialised).reflect,
-            lock=lock,
         )
 
     def minds(self, *, batched: bool = True) -> Minds:

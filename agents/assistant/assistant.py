@@ -7,7 +7,6 @@ user can see why it said what it said and correct it.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -29,21 +28,11 @@ from mindstream.memory import (
     ScoredMemory,
     new_memory,
 )
+from mindstream.memory.statements import is_question
 
 DEFAULT_SESSION = "default"
 RECALLED = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE, MemoryKind.FACT, MemoryKind.CORRECTION)
 RECALLED_WITH_REFLECTIONS = (*RECALLED, MemoryKind.REFLECTION)
-_ASKS = re.compile(
-    r"^(what|where|when|who|whom|whose|which|why|how|is|are|am|was|were|do|does|did|can|"
-    r"could|will|would|should|shall|may|might|have|has|had)\b",
-    re.IGNORECASE,
-)
-
-
-def is_question(message: str) -> bool:
-    """'Where do I live?' and 'what is my number' are; 'I moved to York.' is not."""
-    text = message.strip()
-    return text.endswith("?") or bool(_ASKS.match(text))
 
 
 class UsedMemory(BaseModel):
@@ -98,10 +87,10 @@ class Correction(BaseModel):
 class Assistant:
     """chat, remember, correct, search, export and delete, per user, on one stream.
 
-    The stream is not thread-safe: calls are serialised by a lock, never held across the
-    model's generation, so one user's slow answer or reflection does not hold up another's
-    search. `reflector` builds the reflection on a stream whose every call takes that lock
-    (it is given that view, not the stream itself).
+    Calls are serialised by the stream's lock, never held across the model's generation or
+    the change judge (which runs in the stream's background worker), so one user's slow answer
+    or reflection does not hold up another's search. `reflector` builds the reflection on a
+    stream whose every call takes that lock (it is given that view, not the stream itself).
     """
 
     def __init__(
@@ -110,12 +99,11 @@ class Assistant:
         model: BaseChatModel,
         config: AssistantConfig | None = None,
         reflector: Callable[[MemoryStream], Callable[[str], Any]] | None = None,
-        lock: threading.RLock | None = None,
     ) -> None:
         self.stream = stream
         self.model = model
         self.config = config or AssistantConfig()
-        self.lock = lock or threading.RLock()  # the one the stream's judge lets go (compose)
+        self.lock = stream.lock  # the stream's own: its detection worker takes it too
         serialised: Any = Serialised(stream, self.lock)
         self._reflect = reflector(serialised) if reflector else None
         self._reflecting: dict[str, threading.Lock] = {}
@@ -143,8 +131,8 @@ class Assistant:
                 f"User: {message}",
                 owner=user,
                 kind=MemoryKind.DIALOGUE,
-                metadata={"role": "user", "session": session}
-                | ({"recall": False} if question else {}),
+                recall=not question,
+                metadata={"role": "user", "session": session},
             )
             said = self.stream.add(
                 f"Assistant: {answer}",
@@ -152,7 +140,8 @@ class Assistant:
                 kind=MemoryKind.DIALOGUE,
                 importance=self.config.answer_importance,
                 evidence=tuple(m.record.id for m in found),
-                metadata={"role": "assistant", "recall": False, "session": session},
+                recall=False,
+                metadata={"role": "assistant", "session": session},
             )
         return Reply(
             answer=answer,
@@ -235,7 +224,7 @@ class Assistant:
         self, user: str, query: str, k: int = 10, history: bool = False
     ) -> list[ScoredMemory]:
         """What is true now; with `history`, superseded and forgotten memories too (each with
-        its status, and `superseded_by` in its metadata)."""
+        its status, and `superseded_by` in its provenance)."""
         with self.lock:
             return self._recall(user, query, k, history)
 
@@ -274,7 +263,6 @@ class Assistant:
                     text=correction.text,
                     owner=user,
                     kind=MemoryKind.CORRECTION,
-                    metadata={"corrects": wrong.id},
                 )
                 return self.stream.supersede(wrong.id, replacement)
             self.stream.forget(wrong.id)
@@ -289,7 +277,8 @@ class Assistant:
                 owner=user,
                 kind=MemoryKind.CORRECTION,
                 evidence=(wrong.id,),
-                metadata={"wrong": wrong.id, "recall": False},
+                recall=False,
+                metadata={"wrong": wrong.id},
             )
 
     def restore(self, user: str, memory_id: str) -> MemoryRecord:

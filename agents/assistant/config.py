@@ -19,11 +19,12 @@ def long_horizon() -> StreamConfig:
     0.3 on BM25 beat 0.5 and 0.7; recency 0.5 kept the most of R@5 among the weights that
     ordered changed facts right.
 
-    Change detection is on: a new statement supersedes the earlier ones the relation judge
-    finds it replaces, so what is true now is what is retrieved (history stays reachable).
+    Change detection is on, off the write path: a new statement supersedes the earlier ones
+    the change judge finds it replaces, judged in the stream's background worker after the
+    write returns, so what is true now is what is retrieved (history stays reachable).
     """
     return StreamConfig(
-        changes=ChangePolicy(enabled=True),
+        changes=ChangePolicy(enabled=True, background=True),
         mode="hybrid",
         hybrid_alpha=0.3,
         gate=10,

@@ -2,10 +2,9 @@
 
 The assistant's stream is not thread-safe. Its own calls take the assistant's lock for a few
 milliseconds each; a reflection, which runs the model for tens of seconds between stream
-calls, reads and writes through `Serialised`, so it holds the same lock only per call; and
-the relation judge the stream asks on every write runs through `Unlocking`, which lets the
-lock go for the model call (the stream re-reads what it decides on afterwards), so other
-users' requests go on while either thinks.
+calls, reads and writes through `Serialised`, so it holds the same lock only per call, and
+other users' requests go on while it thinks. (The change judge runs in the stream's own
+background worker, which takes the lock only to read and to write.)
 """
 
 from __future__ import annotations
@@ -32,33 +31,3 @@ class Serialised:
                 return method(*args, **kwargs)
 
         return call
-
-
-class Unlocking:
-    """A relation judge whose calls run with `lock` released by this thread (however deeply
-    it holds it) and taken back after, so a write's change detection does not hold up every
-    other request while the model judges."""
-
-    def __init__(self, judge: Any, lock: threading.RLock) -> None:
-        self.judge = judge
-        self.lock = lock
-
-    def replaces_batch(self, pairs: Any) -> list[float]:
-        return self._unlocked(lambda: self.judge.replaces_batch(pairs))
-
-    def contradicts_batch(self, pairs: Any) -> list[float]:
-        return self._unlocked(lambda: self.judge.contradicts_batch(pairs))
-
-    def _unlocked(self, call: Callable[[], list[float]]) -> list[float]:
-        depth = 0
-        while True:
-            try:
-                self.lock.release()
-            except RuntimeError:  # not (or no longer) held by this thread
-                break
-            depth += 1
-        try:
-            return call()
-        finally:
-            for _ in range(depth):
-                self.lock.acquire()

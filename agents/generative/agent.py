@@ -60,6 +60,7 @@ class GenerativeAgent:
         moment: datetime,
         kind: MemoryKind | str = "observation",
         importance: float | None = None,
+        subject: str | None = None,
         **meta: Any,
     ) -> NewMemory:
         """A memory of this agent, stamped with sim time (not yet stored: the caller batches);
@@ -70,6 +71,7 @@ class GenerativeAgent:
             kind=kind,
             importance=importance,
             created_at=moment,
+            subject=subject,
             metadata=meta,
         )
 
@@ -109,7 +111,7 @@ class GenerativeAgent:
         subjects: dict[str, str] | None = None,
     ) -> list[NewMemory]:
         """What is newly in sight becomes observations; what was already seen is not repeated.
-        A text's `subjects` entry (an object's path) goes into its metadata, so the stream's
+        A text's `subjects` entry (an object's path) is the memory's subject, so the stream's
         change detection lets the object's new state supersede the old one."""
         fresh = [text for text in texts if text not in self.seen]
         self.seen = list(texts)

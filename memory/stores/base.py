@@ -12,10 +12,11 @@ import numpy as np
 from mindstream.memory.records import MemoryKind, MemoryRecord, MemoryStatus
 
 # What may change after a record is stored, and the flat keys each field is kept under.
-MUTABLE_FIELDS = ("status", "metadata", "last_accessed_at", "importance")
+MUTABLE_FIELDS = ("status", "metadata", "provenance", "last_accessed_at", "importance")
 FLAT_KEYS = {
     "status": "status",
     "metadata": "meta",
+    "provenance": "prov",
     "last_accessed_at": "last_accessed_at",
     "importance": "importance",
 }
@@ -64,6 +65,7 @@ def to_flat(record: MemoryRecord, sequence: int | None) -> dict[str, str | int |
         "evidence": json.dumps(list(record.evidence)),
         "status": record.status.value,
         "meta": json.dumps(record.metadata),
+        "prov": record.provenance.model_dump_json(exclude_defaults=True),
     }
     if sequence is not None:
         flat["seq"] = sequence
@@ -97,4 +99,5 @@ def from_flat(memory_id: str, text: str, flat: dict[str, Any]) -> MemoryRecord:
         evidence=tuple(json.loads(str(flat["evidence"]))),
         status=MemoryStatus(flat["status"]),
         metadata=json.loads(str(flat["meta"])),
+        provenance=json.loads(str(flat.get("prov") or "{}")),
     )

@@ -412,3 +412,65 @@ def report() -> None:
     from mindstream.lab.experiments.report import build_report
 
     console.print(f"written: {build_report()}")
+
+
+@app.command("truth")
+@clean_errors
+@configured
+def truth(
+    parts: Parts,
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Labelled conversations: LoCoMo-style JSON with `changes` [{old, new}], "
+            "`restates` and `stays` (turn ids), a `.chat` file or a folder of them "
+            "(mindstream/lab/experiments/data/truth/README.md). Repeatable. Default: the "
+            "shipped held-out part (never tuned on)."
+        ),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(help="A shipped part instead of --data: train, dev or heldout."),
+    ] = None,
+    named: Annotated[
+        bool,
+        typer.Option(
+            "--speaker-names",
+            help="Store each turn as 'Name: text', as a transcript or a town's observations do.",
+        ),
+    ] = False,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Knowing what is true now, on streams: each conversation remembered turn by turn with
+    and without change detection; supersede precision and recall, still-true facts retired,
+    current-first on changed facts, evidence recall@10, memories/s, every decision."""
+    from mindstream.lab.experiments import truth_data
+    from mindstream.lab.experiments.truth_eval import run
+
+    if data and split:
+        raise ValueError("give --data or --split, not both")
+    conversations = (
+        [c for path in data for c in truth_data.load(path)]
+        if data
+        else truth_data.split(split or "heldout")
+    )
+    name = "truth_named" if named else "truth"
+    command = "mindstream eval truth" + "".join(f" --data {f}" for f in data or [])
+    command += f" --split {split}" if split else ""
+    command += " --speaker-names" if named else ""
+    result = run(
+        conversations,
+        _destination(out, docs, name),
+        parts,
+        named=named,
+        command=command,
+        section=name,
+    )
+    for condition, c in result["conditions"].items():
+        console.print(
+            f"{condition}: {c['supersedes']} supersedes, precision {c['precision']}, "
+            f"recall {c['recall']}, must-stay retired {c['stays_retired']}/{c['stays']}, "
+            f"current first {c['current_first']}, R@10 {c['recall_at_10']}, "
+            f"{c['memories_per_s']:.1f} memories/s"
+        )

@@ -167,3 +167,35 @@ def judge(
         threads,
         overwrite,
     )
+
+
+@app.command("change-judge")
+@clean_errors
+def change_judge(
+    out: Annotated[Path, typer.Option(help="where the adapter goes")] = RUNS / "change_judge",
+    overwrite: Overwrite = False,
+    epochs: Annotated[float, typer.Option(help="passes over the examples", min=0.1)] = 3.0,
+    learning_rate: LearningRate = 5e-4,
+    rank: Annotated[int, typer.Option(help="LoRA rank", min=1)] = 16,
+    templates: Annotated[int, typer.Option(help="pairs from the slot catalogue", min=0)] = 3000,
+    hand: Annotated[
+        Path | None, typer.Option(help="hand-written pairs (jsonl: earlier, later, label, type)")
+    ] = None,
+    threads: Threads = 2,
+) -> None:
+    """Fine-tune the change judge (LoRA on all-MiniLM-L6-v2, three-way: other / same slot /
+    replaces) on pairs mined from the train conversations, hand-written pairs and templates;
+    the dev conversations' pairs draw the curve and fit the temperature; the held-out
+    conversations are never read."""
+    from mindstream.lab.training.change_run import run_change_judge
+
+    run_change_judge(
+        out,
+        overwrite=overwrite,
+        epochs=epochs,
+        learning_rate=learning_rate,
+        rank=rank,
+        templates=templates,
+        hand=hand,
+        threads=threads,
+    )

@@ -220,9 +220,9 @@ def _tree(steps: Sequence[PlanStep]) -> list[PlanNode]:
 def _replaced(stream: MemoryStream, records: list[MemoryRecord]) -> list[Replaced]:
     """Superseded memories, newest first, each with the memory that replaced it."""
     gone = [r for r in records if r.status.value == "superseded"]
-    gone.sort(key=lambda r: str(r.metadata.get("superseded_at", "")), reverse=True)
+    gone.sort(key=lambda r: str(r.provenance.superseded_at or ""), reverse=True)
     out = []
     for record in gone:
-        by = stream.find(str(record.metadata.get("superseded_by", "")))
+        by = stream.find(record.replaced_by or "")
         out.append(Replaced(memory=MemoryOut.of(record), by=MemoryOut.of(by) if by else None))
     return out

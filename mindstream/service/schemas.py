@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 from mindstream.memory import MemoryRecord, ScoredMemory
+from mindstream.memory.records import Provenance
 
 
 class Strict(BaseModel):
@@ -64,6 +65,7 @@ class MemoryOut(BaseModel):
     status: str
     evidence: list[str]
     metadata: dict[str, Any]
+    provenance: Provenance
 
     @classmethod
     def of(cls, record: MemoryRecord) -> MemoryOut:

@@ -70,7 +70,7 @@ def test_corrections_supersede_forget_and_note(assistant: Assistant) -> None:
         "maya", Correction(action="actually", memory_id=porto.id, text="I live in Lisbon")
     )
     assert assistant.memory("maya", porto.id).status is MemoryStatus.SUPERSEDED
-    assert assistant.memory("maya", porto.id).metadata["superseded_by"] == lisbon.id
+    assert assistant.memory("maya", porto.id).replaced_by == lisbon.id
     assert [m.record.id for m in assistant.search("maya", "where do I live")] == [lisbon.id]
     cat = assistant.remember("maya", "I have a cat")
     note = assistant.correct("maya", Correction(action="wrong", memory_id=cat.id))
@@ -123,7 +123,7 @@ def test_a_change_told_in_chat_supersedes_and_the_answer_sees_what_it_replaced()
     told = assistant.chat("maya", "We moved to Lisbon last week, the flat is lovely.")
     old = assistant.memory("maya", porto.id)
     assert old.status is MemoryStatus.SUPERSEDED
-    assert old.metadata["superseded_by"] == told.message_id
+    assert old.replaced_by == told.message_id
     assistant.chat("maya", "Where do I live?")
     prompt = assistant.model.prompts[-1]  # type: ignore[attr-defined]
     assert "We moved to Lisbon" in prompt
@@ -155,8 +155,8 @@ def test_questions_and_answers_are_kept_but_never_recalled_as_facts(assistant: A
     found = [m.record.id for m in assistant.search("maya", "Where do I live?")]
     assert found == [lisbon.id]
     for reply in (first, second):
-        assert assistant.memory("maya", reply.message_id).metadata["recall"] is False
-        assert assistant.memory("maya", reply.answer_id).metadata["recall"] is False
+        assert assistant.memory("maya", reply.message_id).recalled is False
+        assert assistant.memory("maya", reply.answer_id).recalled is False
     said = assistant.chat("maya", "I started a new job at the bakery.")
     assert said.message_id in [m.record.id for m in assistant.search("maya", "job bakery")]
     assert "User: Where do I live?" in assistant.model.prompts[-1]  # type: ignore[attr-defined]
@@ -245,10 +245,9 @@ def test_chat_sessions_keep_their_turns_apart(assistant: Assistant) -> None:
 
 
 def test_a_write_being_judged_holds_up_no_other_request() -> None:
-    """The judge runs with the assistant's lock let go (as the model would take a while):
-    another user searches and writes meanwhile, and the judged write still supersedes."""
-    from mindstream.agents.assistant.serialised import Unlocking
-
+    """The judge runs in the stream's background worker, after the write is acknowledged (as
+    the model would take a while): the writer and another user search and write meanwhile,
+    and the judged write still supersedes once the worker is done."""
     judging, go_on = threading.Event(), threading.Event()
 
     def slow_move(earlier: str, later: str) -> float:
@@ -258,23 +257,23 @@ def test_a_write_being_judged_holds_up_no_other_request() -> None:
         return 0.97 if "Leeds" in earlier and "York" in later else 0.0
 
     config = AssistantConfig()
-    lock = threading.RLock()
+    changes = config.stream.changes.model_copy(update={"min_similarity": -1.0})
+    assert changes.background  # the assistant's policy judges off the write path
     stream = MemoryStream(
         InMemoryStore(),
         HashEmbeddings(),
         clock=ManualClock(),
-        config=config.stream.model_copy(
-            update={"changes": config.stream.changes.model_copy(update={"min_similarity": -1.0})}
-        ),
-        judge=Unlocking(FakeJudge(replaces=slow_move), lock),
+        config=config.stream.model_copy(update={"changes": changes}),
+        judge=FakeJudge(replaces=slow_move),
     )
-    assistant = Assistant(stream, ScriptedChatModel(default="ok"), config, lock=lock)
+    assistant = Assistant(stream, ScriptedChatModel(default="ok"), config)
     leeds = assistant.remember("maya", "I live in Leeds", importance=5)
-    worker = threading.Thread(target=lambda: assistant.remember("maya", "Moved to York", 5))
-    worker.start()
+    york = assistant.remember("maya", "Moved to York", 5)  # returns before it is judged
     assert judging.wait(10)
+    assert york.provenance.detection == "pending"
+    assert york.id in {m.record.id for m in assistant.search("maya", "York")}
     porto = assistant.remember("leo", "I live in Porto", importance=5)  # would wait on the lock
     assert [m.record.id for m in assistant.search("leo", "Porto")] == [porto.id]
     go_on.set()
-    worker.join(10)
+    assert stream.settle(10)
     assert assistant.memory("maya", leeds.id).status is MemoryStatus.SUPERSEDED

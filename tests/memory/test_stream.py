@@ -226,8 +226,8 @@ def test_supersede_keeps_the_old_memory_marked(stream: MemoryStream) -> None:
     old = stream.add("A magnet can attract copper", owner="u", kind="fact", importance=5)
     new = stream.supersede(old.id, "A magnet cannot attract copper")
     assert stream.get(old.id).status is MemoryStatus.SUPERSEDED
-    assert stream.get(old.id).metadata["superseded_by"] == new.id
-    assert new.metadata["supersedes"] == old.id and new.kind is MemoryKind.FACT
+    assert stream.get(old.id).replaced_by == new.id
+    assert new.provenance.supersedes == (old.id,) and new.kind is MemoryKind.FACT
     assert [m.record.id for m in stream.retrieve("magnet copper", 5, owner="u")] == [new.id]
 
 

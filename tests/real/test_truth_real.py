@@ -74,7 +74,7 @@ def test_the_assistant_answers_with_the_move_not_the_old_flat(tmp_path: Path) ->
     ]
     leeds = stream.get(ids[0])
     print(f"\nLeeds: {leeds.status.value} {dict(leeds.metadata)}")
-    assert leeds.status is MemoryStatus.SUPERSEDED and leeds.metadata["superseded_by"] == ids[-1]
+    assert leeds.status is MemoryStatus.SUPERSEDED and leeds.replaced_by == ids[-1]
     found = assistant.search("maya", "Which city do I live in?")
     assert found[0].record.id == ids[-1]
     assert ids[0] not in {m.record.id for m in found}

@@ -162,7 +162,7 @@ def test_forgetting_evidence_marks_stale_and_rederive_replaces() -> None:
     replacement = result.insights[0].record
     assert forgotten not in replacement.evidence
     old = stream.get(original.id)
-    assert old.status is MemoryStatus.SUPERSEDED and old.metadata["superseded_by"] == replacement.id
+    assert old.status is MemoryStatus.SUPERSEDED and old.replaced_by == replacement.id
     assert stream.stale("klaus") == []
 
 

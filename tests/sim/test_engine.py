@@ -269,14 +269,14 @@ def test_an_objects_new_state_supersedes_what_an_agent_saw_of_it() -> None:
     stove = "Cafe: room: stove"
     engine.inject(stove, "heating soup")  # idle objects are not seen
     engine.step()
-    seen = [r for r in stream.records("Ann Lee") if r.metadata.get("subject") == stove]
+    seen = [r for r in stream.records("Ann Lee") if r.subject == stove]
     assert [r.text for r in seen] == [f"{stove} is heating soup"]
     engine.inject(stove, "burning")
     engine.step()
-    about = {r.text: r for r in stream.records("Ann Lee") if r.metadata.get("subject") == stove}
+    about = {r.text: r for r in stream.records("Ann Lee") if r.subject == stove}
     old, new = about[f"{stove} is heating soup"], about[f"{stove} is burning"]
-    assert old.status is MemoryStatus.SUPERSEDED and old.metadata["superseded_by"] == new.id
-    assert old.metadata["superseded_how"] == "subject"
+    assert old.status is MemoryStatus.SUPERSEDED and old.replaced_by == new.id
+    assert old.provenance.how == "subject"
     recalled = [m.record.text for m in stream.retrieve("the stove", 10, owner="Ann Lee")]
     assert f"{stove} is burning" in recalled and f"{stove} is heating soup" not in recalled
     people = [r for r in stream.records("Ann Lee") if r.text.startswith("Bob Ray is")]

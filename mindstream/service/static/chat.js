@@ -13,27 +13,31 @@ function memoryRow(m, extra = "") {
     if (!text) return;
     try { await call("/v1/corrections", { method: "POST", body: JSON.stringify({ action: "actually", memory_id: m.id, text }) }); await listMemories(); } catch (e) { fail(e); }
   } }, "correct");
-  const replaces = m.metadata.supersedes ? el("span", { class: "badge" }, `replaces ${m.metadata.supersedes.split(",").length}`) : null;
-  return el("li", { class: "memory", "data-id": m.id }, el("span", { class: "memory-text" }, m.text), el("span", { class: "badge" }, m.kind), replaces, extra ? el("span", { class: "doing" }, ` ${extra}`) : null, " ", correct, forget);
+  const prov = m.provenance;
+  const replaces = prov.supersedes.length ? el("span", { class: "badge" }, `replaces ${prov.supersedes.length}`) : null;
+  const pending = prov.detection === "pending" ? el("span", { class: "badge", title: "change detection has not judged it yet" }, "checking for changes") : null;
+  const likely = prov.likely_replaces ? el("span", { class: "badge", title: `probably replaces ${prov.likely_replaces} (kept both)` }, `probably newer P=${Number(prov.likely_p).toFixed(2)}`) : null;
+  return el("li", { class: "memory", "data-id": m.id }, el("span", { class: "memory-text" }, m.text), el("span", { class: "badge" }, m.kind), replaces, pending, likely, extra ? el("span", { class: "doing" }, ` ${extra}`) : null, " ", correct, forget);
 }
 
 // What a newer memory made out of date: by what, how (the judge's P, or a correction), and
 // one move to undo it.
 function replacedRow(m, byId) {
-  const by = byId.get(m.metadata.superseded_by);
-  const how = m.metadata.superseded_how || "correction";
-  const p = m.metadata.supersede_p !== undefined ? ` P=${Number(m.metadata.supersede_p).toFixed(2)}` : "";
+  const newer = m.provenance.superseded_by.slice(-1)[0];
+  const by = byId.get(newer);
+  const how = m.provenance.how || "correction";
+  const p = m.provenance.probability != null ? ` P=${Number(m.provenance.probability).toFixed(2)}` : "";
   const restore = el("button", { onclick: async () => { try { await call(`/v1/memories/${m.id}/restore`, { method: "POST" }); await listMemories(); } catch (e) { fail(e); } } }, "restore");
   return el("li", { class: "memory superseded", "data-id": m.id }, el("s", { class: "memory-text" }, m.text),
-    el("span", { class: "doing" }, ` replaced by “${by ? by.text : m.metadata.superseded_by}” (${how}${p})`), " ", restore);
+    el("span", { class: "doing" }, ` replaced by “${by ? by.text : newer}” (${how}${p})`), " ", restore);
 }
 
 async function listReplaced() {
   const gone = await call("/v1/memories?status=superseded&limit=20");  // newest first
-  const ids = [...new Set(gone.map((m) => m.metadata.superseded_by).filter(Boolean))];
+  const ids = [...new Set(gone.map((m) => m.provenance.superseded_by.slice(-1)[0]).filter(Boolean))];
   const by = await Promise.all(ids.map((id) => call(`/v1/memories/${id}`).catch(() => null)));
   const byId = new Map(by.filter(Boolean).map((m) => [m.id, m]));
-  gone.sort((a, b) => String(b.metadata.superseded_at || "").localeCompare(String(a.metadata.superseded_at || "")));
+  gone.sort((a, b) => String(b.provenance.superseded_at || "").localeCompare(String(a.provenance.superseded_at || "")));
   $("replaced").replaceChildren(...gone.slice(0, 20).map((m) => replacedRow(m, byId)));
   $("replaced-title").hidden = gone.length === 0;
 }

@@ -92,9 +92,9 @@ function memoryItem(m) {
 
 // A superseded memory, what replaced it, how (same subject, the judge and its P, a correction).
 function supersedeNote(m, by) {
-  const how = m.metadata.superseded_how || "correction";
-  const p = m.metadata.supersede_p !== undefined ? ` P=${Number(m.metadata.supersede_p).toFixed(2)}` : "";
-  return ` replaced by “${by ? by.text : m.metadata.superseded_by}” (${how}${p})`;
+  const how = m.provenance.how || "correction";
+  const p = m.provenance.probability != null ? ` P=${Number(m.provenance.probability).toFixed(2)}` : "";
+  return ` replaced by “${by ? by.text : m.provenance.superseded_by.slice(-1)[0]}” (${how}${p})`;
 }
 
 function replacedItem(r) {

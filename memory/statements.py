@@ -1,0 +1,151 @@
+"""What kind of thing a memory's text says, by rule: a question, small talk, a line of a list.
+
+Change detection asks these before any model does: a question or a greeting states nothing
+that could replace a fact, and two like items of a list ("locker 14 code 2291", "locker 15
+code 8812") never replace each other unless the later one says it changes something.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ASKS = re.compile(
+    r"^(what|where|when|who|whom|whose|which|why|how|is|are|am|was|were|do|does|did|can|"
+    r"could|will|would|should|shall|may|might|have|has|had)\b",
+    re.IGNORECASE,
+)
+# A transcript's speaker: one to three capitalised words ("Caroline", "Dr. Ruiz") and a colon,
+# not a note's label ("Note:", "Remember:").
+_SPEAKER = re.compile(r"^\s*((?:[A-Z][a-zA-Z.'’-]*\s?){1,3}):\s+(?=\S)")
+_LABELS = frozenset(
+    [
+        "note",
+        "notes",
+        "remember",
+        "reminder",
+        "todo",
+        "to-do",
+        "update",
+        "ps",
+        "fyi",
+        "edit",
+        "btw",
+        "re",
+        "nb",
+    ]
+)
+_WORD = re.compile(r"[a-z0-9']+")
+_SMALL_TALK = frozenset(
+    [
+        "hi",
+        "hey",
+        "hello",
+        "hiya",
+        "yo",
+        "morning",
+        "evening",
+        "night",
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "cheers",
+        "ok",
+        "okay",
+        "k",
+        "kk",
+        "cool",
+        "great",
+        "nice",
+        "lol",
+        "lmao",
+        "haha",
+        "hahaha",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "no",
+        "nope",
+        "nah",
+        "sure",
+        "bye",
+        "goodbye",
+        "cya",
+        "later",
+        "good",
+        "awesome",
+        "perfect",
+        "wow",
+        "omg",
+        "oh",
+        "ah",
+        "hmm",
+        "right",
+        "alright",
+        "you",
+        "u",
+        "so",
+        "much",
+        "lot",
+        "very",
+        "again",
+        "that's",
+        "sounds",
+        "see",
+        "amazing",
+        "np",
+        "welcome",
+    ]
+)
+_MARKS_A_CHANGE = re.compile(
+    r"\b(now|no longer|not anymore|any ?more|changed?|changing|new|instead|actually|updated?|"
+    r"moved|switched|replaced|from now|used to|turned|no more|stopped|quit|became)\b",
+    re.IGNORECASE,
+)
+_IDENTIFIER = re.compile(r"[#£$€]?\b[\w-]*\d[\w:./-]*\b")
+
+
+def is_question(text: str) -> bool:
+    """'Where do I live?' and 'what is my number' are; 'I moved to York.' is not."""
+    body = without_speaker(text).strip()
+    return body.endswith("?") or bool(_ASKS.match(body))
+
+
+def without_speaker(text: str) -> str:
+    """'Caroline: I moved.' -> 'I moved.' (a transcript's speaker label, not content)."""
+    speaker = speaker_of(text)
+    return text if speaker is None else _SPEAKER.sub("", text, count=1)
+
+
+def speaker_of(text: str) -> str | None:
+    m = _SPEAKER.match(text)
+    if m is None or m.group(1).strip().lower() in _LABELS:
+        return None
+    return m.group(1).strip()
+
+
+def is_small_talk(text: str) -> bool:
+    """A greeting, a thank-you or a reaction: nothing in it can be out of date."""
+    words = _WORD.findall(without_speaker(text).lower())
+    return not words or all(w in _SMALL_TALK for w in words)
+
+
+def shape(text: str) -> str:
+    """The text with its numbers and codes blanked: like items of a list share a shape."""
+    return " ".join(_IDENTIFIER.sub("#", without_speaker(text).lower()).split())
+
+
+def like_items(earlier: str, later: str) -> bool:
+    """Two lines of one list ("note 4: the parcel code is P004", "note 5: ... P005"): the
+    same shape with at least two numbers or codes that differ (the item's key and its value;
+    one alone is a value moving on, "pepper is 3" / "pepper is 4"), and the later does not
+    say that something changed."""
+    first, second = without_speaker(earlier), without_speaker(later)
+    if shape(first) != shape(second):
+        return False
+    keys = zip(
+        _IDENTIFIER.findall(first.lower()), _IDENTIFIER.findall(second.lower()), strict=False
+    )
+    differing = sum(a != b for a, b in keys)
+    return differing >= 2 and not _MARKS_A_CHANGE.search(second)

@@ -1,0 +1,196 @@
+"""Training data for the change judge (`mindstream train change-judge`): pairs of a user's
+statements, each labelled as one of three relations of the later to the earlier.
+
+    0 other        another question: another item of a list, another person's fact, a
+                   different topic that shares words
+    1 same slot    the same question about the same person or thing, and the earlier stays
+                   true: a restatement, a detail, a temporary state, a plan, an addition
+    2 replaces     the same question, and the earlier is no longer true
+
+Where the pairs come from, hardest first:
+
+- labelled conversations (`data/truth/train`): every statement meets its nearest earlier
+  statements that are still true, as it would in a stream; the labelled change links are the
+  replacements, restatements the same slot, every other neighbour "other" (hard negatives
+  mined from near neighbours: same speaker, like shapes, lists, other people's facts);
+- hand-written pairs (`data/change_pairs.jsonl`), typed by why they do or do not replace;
+- the slot catalogue's templates (`data/judge_slots.yaml`), including a town's observations.
+
+Some pairs are shown with the speaker's name before both statements, as transcripts and towns
+store them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from mindstream.lab.experiments.openbookqa import DataError
+from mindstream.lab.experiments.truth_data import Conversation, Turn
+from mindstream.lab.training.judge_data import Pair, load_catalogue, replacement_pairs
+from mindstream.memory.statements import is_question, is_small_talk
+
+HAND = Path(__file__).parent / "data" / "change_pairs.jsonl"
+OTHER, SAME_SLOT, REPLACES = 0, 1, 2
+LABELS = ("other", "same slot", "replaces")
+_HAND_SAME_SLOT = {"restates", "detail", "temporary", "plan", "past", "addition"}
+_TEMPLATE_SAME_SLOT = {"repeat", "compatible", "additive"}
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+class Example(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    earlier: str
+    later: str
+    label: int
+    source: str
+
+
+class HandPair(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    earlier: str
+    later: str
+    label: str
+    type: str
+
+
+def statements(conversation: Conversation) -> list[Turn]:
+    """The user's turns that state something (not questions, not small talk)."""
+    return [
+        t
+        for t in conversation.turns
+        if t.by_user and not is_question(t.text) and not is_small_talk(t.text)
+    ]
+
+
+def mined(
+    conversation: Conversation, embed: Embed, neighbours: int = 8, min_similarity: float = 0.1
+) -> list[Example]:
+    """Each statement against its nearest earlier statements still true at that point (the
+    labels say which went out of date), plus every labelled change and restatement."""
+    said = statements(conversation)
+    if not said:
+        return []
+    vectors = embed([t.text for t in said])
+    replaced = {(link.old, link.new) for link in conversation.changes}
+    restated = {(link.old, link.new) for link in conversation.restates}
+    retired: set[str] = set()
+    out: dict[tuple[str, str], Example] = {}
+    for j, new in enumerate(said):
+        active = [i for i in range(j) if said[i].dia_id not in retired]
+        if active:
+            cosines = vectors[active] @ vectors[j]
+            order = np.argsort(-cosines)[:neighbours]
+            for n in order.tolist():
+                if cosines[n] >= min_similarity:
+                    old = said[active[n]]
+                    out[(old.dia_id, new.dia_id)] = _example(old, new, replaced, restated)
+        for old_id, new_id in replaced | restated:
+            if new_id == new.dia_id and (old := _turn(said, old_id)) is not None:
+                out[(old_id, new_id)] = _example(old, new, replaced, restated)
+        retired |= {old for old, new_id in replaced if new_id == new.dia_id}
+    return list(out.values())
+
+
+def _turn(said: Sequence[Turn], dia_id: str) -> Turn | None:
+    return next((t for t in said if t.dia_id == dia_id), None)
+
+
+def _example(
+    old: Turn, new: Turn, replaced: set[tuple[str, str]], restated: set[tuple[str, str]]
+) -> Example:
+    key = (old.dia_id, new.dia_id)
+    label = REPLACES if key in replaced else SAME_SLOT if key in restated else OTHER
+    return Example(earlier=old.text, later=new.text, label=label, source="conversation")
+
+
+def hand_pairs(path: Path = HAND) -> list[Example]:
+    """The hand-written pairs; a malformed line is refused naming the file and line."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            pair = HandPair.model_validate_json(line)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "line"
+            raise DataError(f"{path}:{n}: {where}: {first['msg']}") from None
+        if pair.label == "replaces":
+            label = REPLACES
+        elif pair.label == "keeps":
+            label = SAME_SLOT if pair.type in _HAND_SAME_SLOT else OTHER
+        else:
+            raise DataError(f"{path}:{n}: label: {pair.label!r} is neither replaces nor keeps")
+        out.append(Example(earlier=pair.earlier, later=pair.later, label=label, source="hand"))
+    if not out:
+        raise DataError(f"{path}: holds no pairs")
+    return out
+
+
+def template_pairs(count: int, seed: int) -> list[Example]:
+    """Pairs from the slot catalogue (every slot), a fifth of them a town's observations."""
+    catalogue = load_catalogue()
+    slots = list(catalogue.slots)
+    per_slot = max(1, round(count * 0.8 / len(slots)))
+    pairs = replacement_pairs(catalogue, slots, per_slot, round(count * 0.2), seed)
+    return [_from_template(p) for p in pairs]
+
+
+def _from_template(pair: Pair) -> Example:
+    if pair.replaces:
+        label = REPLACES
+    elif pair.source in _TEMPLATE_SAME_SLOT or pair.source == "town activity":
+        label = SAME_SLOT
+    else:
+        label = OTHER
+    earlier, later = pair.earlier.removeprefix("User: "), pair.later.removeprefix("User: ")
+    return Example(earlier=earlier, later=later, label=label, source=f"template {pair.source}")
+
+
+def with_names(
+    examples: Sequence[Example], names: Sequence[str], share: float, seed: int
+) -> list[Example]:
+    """A `share` of the examples with one speaker's name before both statements."""
+    rng = random.Random(seed)
+    out = []
+    for e in examples:
+        if rng.random() < share:
+            name = rng.choice(names)
+            e = e.model_copy(
+                update={"earlier": f"{name}: {e.earlier}", "later": f"{name}: {e.later}"}
+            )
+        out.append(e)
+    return out
+
+
+def build(
+    conversations: Sequence[Conversation],
+    embed: Embed,
+    *,
+    templates: int = 3000,
+    named_share: float = 0.3,
+    seed: int = 0,
+    hand: Path | None = HAND,
+) -> list[Example]:
+    """Every source, shuffled."""
+    examples = [e for c in conversations for e in mined(c, embed)]
+    if hand is not None:
+        examples += hand_pairs(hand)
+    examples += template_pairs(templates, seed) if templates else []
+    names = sorted({c.user for c in conversations} | {"Caroline", "Sam", "Isabella", "Raj"})
+    examples = with_names(examples, names, named_share, seed)
+    random.Random(seed).shuffle(examples)
+    return examples
+
+
+def write(examples: Sequence[Example], path: Path) -> None:
+    path.write_text("".join(json.dumps(e.model_dump()) + "\n" for e in examples))

@@ -1,0 +1,238 @@
+"""Training the change judge: LoRA on all-MiniLM-L6-v2 as a three-way cross-encoder (other /
+same slot / replaces) over (earlier, later) pairs, cross-entropy; then one temperature fitted
+on the dev pairs so its probabilities mean what they say.
+
+Pairs mined from the dev conversations measure the curve and fit the temperature; the
+held-out conversations are never read here.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from mindstream.lab.training.adapter import peak_memory_mb
+from mindstream.lab.training.change_data import LABELS, REPLACES, Example
+from mindstream.lm.change_judge import SETTINGS, JudgeSettings, probabilities
+from mindstream.lm.loading import minilm_model_dir
+
+TARGETS = ("query", "key", "value", "dense")
+
+
+class ChangeJudgeTraining(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rank: int = Field(16, ge=1)
+    alpha: int = Field(32, ge=1)
+    learning_rate: float = Field(5e-4, gt=0)
+    epochs: float = Field(3.0, gt=0)
+    batch_size: int = Field(32, ge=2)
+    max_length: int = Field(128, ge=16)
+    curve_points: int = Field(6, ge=1)
+    seed: int = 0
+
+
+class Measure(BaseModel):
+    """How the judge does on labelled pairs, at its own probabilities."""
+
+    examples: int
+    replacements: int
+    auc: float
+    accuracy: float
+    precision_at: dict[str, float | None]
+    recall_at: dict[str, float | None]
+
+
+Progress = Callable[[int, int], None]
+
+
+def _model(config: ChangeJudgeTraining) -> tuple[Any, Any]:
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    base = minilm_model_dir()
+    tokenizer = AutoTokenizer.from_pretrained(str(base), local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(base), num_labels=len(LABELS), local_files_only=True
+    )
+    lora = LoraConfig(
+        r=config.rank,
+        lora_alpha=config.alpha,
+        lora_dropout=0.1,
+        target_modules=list(TARGETS),
+        modules_to_save=["classifier"],
+        task_type="SEQ_CLS",
+    )
+    return get_peft_model(model, lora), tokenizer
+
+
+def logits_of(
+    model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int
+) -> np.ndarray:
+    import torch
+
+    model.eval()
+    out = []
+    with torch.inference_mode():
+        for first in range(0, len(pairs), 64):
+            chunk = pairs[first : first + 64]
+            batch = tokenizer(
+                [a for a, _ in chunk],
+                [b for _, b in chunk],
+                padding=True,
+                truncation=True,
+                max_length=max_length,
+                return_tensors="pt",
+            )
+            out.append(model(**batch).logits.float().numpy())
+    return np.concatenate(out) if out else np.zeros((0, len(LABELS)), dtype=np.float32)
+
+
+def measure(logits: np.ndarray, labels: Sequence[int], temperature: float = 1.0) -> Measure:
+    p = probabilities(logits, temperature)
+    truth = np.asarray(labels) == REPLACES
+    scores = p[:, REPLACES]
+    precision, recall = {}, {}
+    for threshold in (0.5, 0.7, 0.8, 0.9, 0.95):
+        chosen = scores >= threshold
+        key = f"{threshold:g}"
+        precision[key] = float(truth[chosen].mean()) if chosen.any() else None
+        recall[key] = float(chosen[truth].mean()) if truth.any() else None
+    return Measure(
+        examples=len(labels),
+        replacements=int(truth.sum()),
+        auc=_auc(scores, truth),
+        accuracy=float((p.argmax(axis=1) == np.asarray(labels)).mean()),
+        precision_at=precision,
+        recall_at=recall,
+    )
+
+
+def _auc(scores: np.ndarray, truth: np.ndarray) -> float:
+    positives, negatives = scores[truth], scores[~truth]
+    if not len(positives) or not len(negatives):
+        return float("nan")
+    ranks = np.argsort(np.argsort(np.concatenate([positives, negatives]))) + 1
+    total = ranks[: len(positives)].sum() - len(positives) * (len(positives) + 1) / 2
+    return float(total / (len(positives) * len(negatives)))
+
+
+def fit_temperature(logits: np.ndarray, labels: Sequence[int]) -> float:
+    """The temperature that minimises the dev pairs' negative log-likelihood (grid, then
+    refined): calibration without moving any decision's order."""
+    target = np.asarray(labels)
+
+    def nll(t: float) -> float:
+        p = probabilities(logits, t)
+        return float(-np.log(p[np.arange(len(target)), target] + 1e-12).mean())
+
+    grid = np.exp(np.linspace(np.log(0.25), np.log(8.0), 61))
+    best = min(grid, key=nll)
+    fine = np.linspace(best * 0.9, best * 1.1, 21)
+    return round(float(min(fine, key=nll)), 4)
+
+
+def train(
+    examples: Sequence[Example],
+    dev: Sequence[Example],
+    out: Path,
+    config: ChangeJudgeTraining,
+    progress: Progress = lambda done, total: None,
+) -> dict[str, Any]:
+    """Train, measure on `dev` as it goes, fit the temperature, write the adapter and its
+    report into `out`."""
+    import torch
+
+    torch.manual_seed(config.seed)
+    model, tokenizer = _model(config)
+    order = list(range(len(examples)))
+    steps = max(1, round(len(examples) * config.epochs / config.batch_size))
+    optimiser = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=config.learning_rate
+    )
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min(1.0, (s + 1) / (0.06 * steps)) * max(0.0, 1 - s / steps)
+    )
+    dev_pairs = [(e.earlier, e.later) for e in dev]
+    dev_labels = [e.label for e in dev]
+    curve, started, losses = [], time.perf_counter(), []
+    rng, cursor = random.Random(config.seed), len(order)
+    for step in range(steps):
+        if cursor + config.batch_size > len(order):
+            rng.shuffle(order)
+            cursor = 0
+        chosen = [examples[i] for i in order[cursor : cursor + config.batch_size]]
+        cursor += config.batch_size
+        losses.append(_step(model, tokenizer, chosen, optimiser, config.max_length))
+        schedule.step()
+        progress(step + 1, steps)
+        if (step + 1) % max(1, steps // config.curve_points) == 0 or step + 1 == steps:
+            logits = logits_of(model, tokenizer, dev_pairs, config.max_length)
+            model.train()
+            point = measure(logits, dev_labels).model_dump()
+            point.update(
+                step=step + 1,
+                loss=float(np.mean(losses[-50:])),
+                seconds=round(time.perf_counter() - started, 1),
+            )
+            curve.append(point)
+    logits = logits_of(model, tokenizer, dev_pairs, config.max_length)
+    temperature = fit_temperature(logits, dev_labels)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(str(out))
+    settings = JudgeSettings(labels=LABELS, temperature=temperature, max_length=config.max_length)
+    (out / SETTINGS).write_text(settings.model_dump_json(indent=2) + "\n")
+    return {
+        "config": config.model_dump(mode="json"),
+        "examples": len(examples),
+        "by_label": {name: sum(e.label == n for e in examples) for n, name in enumerate(LABELS)},
+        "by_source": _count(e.source for e in examples),
+        "dev_examples": len(dev),
+        "temperature": temperature,
+        "dev": measure(logits, dev_labels, temperature).model_dump(),
+        "curve": curve,
+        "seconds": round(time.perf_counter() - started, 1),
+        "peak_memory_mb": peak_memory_mb(),
+    }
+
+
+def _step(
+    model: Any, tokenizer: Any, batch: Sequence[Example], optimiser: Any, max_length: int
+) -> float:
+    import torch
+
+    encoded = tokenizer(
+        [e.earlier for e in batch],
+        [e.later for e in batch],
+        padding=True,
+        truncation=True,
+        max_length=max_length,
+        return_tensors="pt",
+    )
+    labels = torch.tensor([e.label for e in batch])
+    loss = torch.nn.functional.cross_entropy(model(**encoded).logits, labels)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimiser.step()
+    optimiser.zero_grad()
+    return float(loss.detach())
+
+
+def _count(sources: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for source in sources:
+        counts[source] = counts.get(source, 0) + 1
+    return counts
+
+
+def write_report(report: dict[str, Any], out: Path) -> None:
+    (out / "training.json").write_text(json.dumps(report, indent=2) + "\n")

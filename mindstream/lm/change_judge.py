@@ -1,0 +1,218 @@
+"""The change judge: how a later statement relates to an earlier one, read by a small trained
+pair model (a cross-encoder on all-MiniLM-L6-v2, shipped as a LoRA adapter and a head in
+`adapters/change_judge/`, trained by `mindstream train change-judge`).
+
+Three relations, as probabilities that sum to one: `other` (another question: another item of
+a list, another person's fact), `same_slot` (the same question, and the earlier stays true:
+a restatement, a detail, a plan) and `replaces` (the same question, and the earlier is out of
+date). Deciding "same slot" and "replaces" together is what keeps like items of a list and
+other people's facts from superseding each other.
+
+The pair model is merged into the base weights and exported to an onnxruntime graph once per
+machine (in the model cache), so judging a write imports neither torch nor transformers and
+runs a few hundred pairs a second on one core.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from mindstream.lm import loading
+
+CHANGE_JUDGE_DIR = Path(__file__).parent / "adapters" / "change_judge"
+SETTINGS = "judge_config.json"
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+class Relation(BaseModel):
+    """P(other), P(same slot, still true), P(replaces) for one (earlier, later) pair."""
+
+    model_config = ConfigDict(frozen=True)
+
+    other: float
+    same_slot: float
+    replaces: float
+
+    @property
+    def about_the_same(self) -> float:
+        """P(both answer the same question about the same person or thing)."""
+        return self.same_slot + self.replaces
+
+
+class JudgeSettings(BaseModel):
+    """What training wrote beside the adapter: how to read the model's logits."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    labels: tuple[str, ...] = ("other", "same slot", "replaces")
+    temperature: float = Field(1.0, gt=0)
+    max_length: int = Field(128, ge=8)
+
+
+def settings_of(folder: Path) -> JudgeSettings:
+    path = folder / SETTINGS
+    return (
+        JudgeSettings.model_validate_json(path.read_text()) if path.is_file() else JudgeSettings()
+    )
+
+
+def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
+    scaled = logits / temperature
+    scaled = scaled - scaled.max(axis=1, keepdims=True)
+    weights = np.exp(scaled)
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+class OnnxChangeJudge:
+    """The exported pair model: `relate_batch` for the three relations, `replaces_batch` for
+    the memory stream's `ReplacementJudge` protocol."""
+
+    def __init__(
+        self, graph: Path, tokenizer_dir: Path, settings: JudgeSettings, threads: int | None
+    ):
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or 0
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = onnxruntime.InferenceSession(
+            str(graph), options, providers=["CPUExecutionProvider"]
+        )
+        self.settings = settings
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
+        self.tokenizer.enable_truncation(settings.max_length)
+        self.tokenizer.enable_padding()
+
+    def logits(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> np.ndarray:
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        out = np.zeros((len(pairs), len(self.settings.labels)), dtype=np.float32)
+        for first in range(0, len(order), batch_size):
+            chosen = order[first : first + batch_size]
+            encoded = self.tokenizer.encode_batch([pairs[i] for i in chosen])
+            feeds = {
+                "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
+            }
+            (logits,) = self.session.run(["logits"], feeds)
+            out[chosen] = logits
+        return out
+
+    def relate_batch(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
+        if not pairs:
+            return []
+        p = probabilities(self.logits(pairs), self.settings.temperature)
+        return [Relation(other=float(a), same_slot=float(b), replaces=float(c)) for a, b, c in p]
+
+    def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        return [r.replaces for r in self.relate_batch(pairs)]
+
+
+def merged_model(folder: Path, base: Path) -> Any:
+    """The base MiniLM with the trained LoRA adapter and head merged in (torch, for export
+    and for training-time measures)."""
+    from peft import PeftModel
+    from transformers import AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    labels = len(settings_of(folder).labels)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(base), num_labels=labels, local_files_only=True
+    )
+    return PeftModel.from_pretrained(model, str(folder)).merge_and_unload().eval()
+
+
+def _fingerprint(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("adapter_*")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def cached_graph(folder: Path, base: Path, cache_dir: Path) -> Path:
+    """The merged model as an onnxruntime graph, exported once per adapter version."""
+    target = cache_dir / f"change-judge-{_fingerprint(folder)}.onnx"
+    if target.is_file():
+        return target
+    print(f"preparing the change judge once ({target}) ...", file=sys.stderr, flush=True)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".change-judge-", dir=cache_dir))
+    try:
+        export(merged_model(folder, base), scratch / target.name)
+        (scratch / target.name).rename(target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
+def export(model: Any, path: Path) -> None:
+    import warnings
+
+    import torch
+
+    example = torch.tensor([[101, 7592, 102, 7592, 102]])
+    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            _Logits(model),
+            (example, torch.ones_like(example), torch.zeros_like(example)),
+            str(path),
+            input_names=list(_INPUTS),
+            output_names=["logits"],
+            dynamic_axes={**axes, "logits": {0: "batch"}},
+            opset_version=17,
+            dynamo=False,
+        )
+
+
+def _Logits(model: Any) -> Any:
+    import torch
+
+    class Logits(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, ids: Any, mask: Any, types: Any) -> Any:
+            return self.model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+
+    return Logits()
+
+
+@lru_cache(maxsize=2)
+def load_change_judge(
+    folder: Path = CHANGE_JUDGE_DIR, cache_dir: Path | None = None, threads: int | None = None
+) -> OnnxChangeJudge:
+    """The shipped change judge (exported on first use)."""
+    from mindstream.lm.config import LocalModelConfig
+
+    if not (folder / "adapter_config.json").is_file():
+        raise FileNotFoundError(
+            f"{folder}: no change judge here (train one: mindstream train change-judge)"
+        )
+    base = loading.minilm_model_dir()
+    loading.guard_real_model_load(f"the change judge in {folder}")
+    graph = cached_graph(folder, base, cache_dir or LocalModelConfig().cache_dir)
+    return OnnxChangeJudge(graph, base, settings_of(folder), threads)
+
+
+def describe(folder: Path = CHANGE_JUDGE_DIR) -> dict[str, Any]:
+    """The shipped judge's training report (what it was trained on, how it did)."""
+    path = folder / "training.json"
+    return dict(json.loads(path.read_text())) if path.is_file() else {}

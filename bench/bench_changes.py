@@ -1,22 +1,22 @@
-"""Benchmark write-time change detection: ingestion memories/s with it off and on, same data,
-same run, on the embedded model and the committed judge adapter.
+"""Benchmark change detection: ingestion memories/s with it off and on, same memories, same
+run, on the embedded embedder and the shipped change judge (the assistant's policy: judged in
+the background worker after each write returns).
 
-The memories are one user's personal statements built from the judge's slot catalogue (states,
-changes, compatible news) and everyday remarks, so many have similar neighbours and reach the
-judge, as in a real assistant. Two ways to write: in batches (an import, one judge batch per
-batch) and one at a time (a live chat). Writes bench/results/changes.json.
+The memories are the user's turns of mindstream's labelled conversations (everyday chat, many
+near neighbours that reach the judge, as in a real assistant), each conversation replayed
+under several owners up to `--memories`. Two ways to write: in batches (an import) and one at
+a time (a live chat). A row's time runs until every memory is stored and judged (`settle`);
+"acknowledged" is the time until the last write returned. Writes bench/results/changes.json.
 
-    MINDSTREAM_THREADS=2 python bench/bench_changes.py [--memories 10000] [--singles 200]
+    MINDSTREAM_THREADS=2 python bench/bench_changes.py [--memories 5000] [--singles 1000]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import resource
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,83 +24,77 @@ from rich.console import Console
 from rich.table import Table
 
 from mindstream.compose import Parts
-from mindstream.lab.experiments.changed_facts_data import load_templates
-from mindstream.lab.training.judge_data import load_catalogue
+from mindstream.lab.experiments import truth_data
 from mindstream.memory import InMemoryStore, ManualClock, MemoryStatus, MemoryStream, new_memory
-from mindstream.memory.records import ChangePolicy, NewMemory
+from mindstream.memory.records import NewMemory, StreamConfig
+from mindstream.memory.statements import is_question
 
 OUT = Path(__file__).parent / "results" / "changes.json"
-START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def statements(count: int, seed: int = 0) -> list[str]:
-    rng = random.Random(seed)
-    catalogue = load_catalogue()
-    remarks = load_templates().distractors
-    slots = list(catalogue.slots.values())
-    out = []
+def memories(count: int) -> list[NewMemory]:
+    """User turns of every shipped conversation, replayed under new owners until `count`."""
+    conversations = [c for name in truth_data.SPLITS for c in truth_data.split(name)]
+    out: list[NewMemory] = []
+    round_ = 0
     while len(out) < count:
-        if rng.random() < 0.3:
-            out.append(rng.choice(remarks))
-            continue
-        slot = rng.choice(slots)
-        old, new = rng.sample(slot.values, 2)
-        forms = slot.state + slot.change + slot.keep
-        out.append(rng.choice(forms).format(v=new, old=old, new=new))
-    return out
+        for c in conversations:
+            for turn in (t for t in c.turns if t.by_user):
+                out.append(
+                    new_memory(
+                        text=turn.text,
+                        owner=f"{c.sample_id}-{round_}",
+                        kind="dialogue",
+                        importance=5.0,
+                        created_at=turn.at,
+                        recall=not is_question(turn.text),
+                    )
+                )
+        round_ += 1
+    return out[:count]
 
 
-def memories(texts: list[str]) -> list[NewMemory]:
-    return [
-        new_memory(
-            text=t, owner="u", kind="fact", importance=5.0, created_at=START + timedelta(hours=n)
-        )
-        for n, t in enumerate(texts)
-    ]
+def policy(parts: Parts, detect: bool) -> StreamConfig:
+    config = parts.config.assistant.stream
+    changes = config.changes.model_copy(update={"enabled": detect})
+    return config.model_copy(update={"changes": changes})
 
 
 def ingest(parts: Parts, items: list[NewMemory], detect: bool, batch: int) -> dict[str, Any]:
-    policy = parts.config.assistant.stream
-    policy = policy.model_copy(
-        update={"changes": ChangePolicy(enabled=detect, **_kept(policy.changes))}
-    )
-    stream = MemoryStream(
-        InMemoryStore(),
-        parts.embedder,
-        clock=ManualClock(START),
-        config=policy,
-        judge=parts.judge if detect else None,
+    stream: MemoryStream = parts.stream(
+        store=InMemoryStore(), clock=ManualClock(), policy=policy(parts, detect)
     )
     started = time.perf_counter()
     for first in range(0, len(items), batch):
         stream.add_many(items[first : first + batch])
+    acknowledged = time.perf_counter() - started
+    stream.settle()
     seconds = time.perf_counter() - started
-    superseded = sum(r.status is MemoryStatus.SUPERSEDED for r in stream.records("u"))
+    superseded = sum(r.status is MemoryStatus.SUPERSEDED for r in stream.records())
+    stream.close()
     return {
         "memories": len(items),
         "batch": batch,
         "change_detection": detect,
         "seconds": round(seconds, 2),
+        "acknowledged_seconds": round(acknowledged, 2),
         "memories_per_s": round(len(items) / seconds, 1),
         "superseded": superseded,
     }
 
 
-def _kept(changes: ChangePolicy) -> dict[str, Any]:
-    return changes.model_dump(exclude={"enabled"})
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--memories", type=int, default=10_000, help="memories written in batches")
+    parser.add_argument("--memories", type=int, default=5000, help="memories written in batches")
     parser.add_argument("--batch", type=int, default=100, help="memories per write batch")
-    parser.add_argument("--singles", type=int, default=200, help="memories written one by one")
+    parser.add_argument("--singles", type=int, default=1000, help="memories written one by one")
     args = parser.parse_args()
     parts = Parts.load()
-    texts = statements(args.memories)
-    items = memories(texts)
-    parts.embedder.embed_array(texts[:8])  # load the embedder before timing
-    parts.judge.replaces_batch([(texts[0], texts[1])])  # and the judge
+    items = memories(args.memories)
+    parts.embedder.embed_array([items[0].text])  # load the embedder before timing
+    judge = parts.judge_for(policy(parts, True))
+    assert judge is not None
+    judge.replaces_batch([(items[0].text, items[1].text)])  # and the judge
     rows = [
         ingest(parts, items, False, args.batch),
         ingest(parts, items, True, args.batch),
@@ -109,6 +103,7 @@ def main() -> None:
     ]
     result = {
         "threads": parts.config.model.local.threads,
+        "judge": parts.config.assistant.stream.changes.judge,
         "rows": rows,
         "batched_ratio_on_over_off": round(
             rows[1]["memories_per_s"] / rows[0]["memories_per_s"], 3
@@ -116,13 +111,21 @@ def main() -> None:
         "single_ratio_on_over_off": round(rows[3]["memories_per_s"] / rows[2]["memories_per_s"], 3),
         "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
-    table = Table("memories", "per write", "change detection", "memories/s", "superseded")
-    for row in rows:
+    show(result)
+    OUT.write_text(json.dumps(result, indent=1))
+
+
+def show(result: dict[str, Any]) -> None:
+    table = Table(
+        "memories", "per write", "change detection", "memories/s", "acknowledged in", "superseded"
+    )
+    for row in result["rows"]:
         table.add_row(
             str(row["memories"]),
             str(row["batch"]),
             "on" if row["change_detection"] else "off",
             f"{row['memories_per_s']:.1f}",
+            f"{row['acknowledged_seconds']:.1f} s of {row['seconds']:.1f} s",
             str(row["superseded"]),
         )
     console = Console()
@@ -131,7 +134,6 @@ def main() -> None:
         f"on/off: batched {result['batched_ratio_on_over_off']}x, one at a time "
         f"{result['single_ratio_on_over_off']}x; peak memory {result['peak_memory_mb']} MB"
     )
-    OUT.write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -258,7 +258,7 @@ class ChangeDetector:
                 applied.append(decision)
             else:
                 applied.append(decision.model_copy(update={"superseded": False}))
-        _note_likeliest(stream, applied)
+        _note_closest(stream, applied)
         return applied
 
 
@@ -306,31 +306,32 @@ def _decision(
     )
 
 
-def _note_likeliest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> None:
-    """Each new memory that probably (not surely) replaced an older one keeps which and how
-    likely, so it ranks above it and the doubt is visible in exports and pages."""
+def _note_closest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> None:
+    """Each judged new memory keeps its closest call (the earlier memory it was likeliest to
+    replace, and how likely), so a near miss ranks above what it probably replaced and every
+    doubt is visible in exports and pages."""
     best: dict[str, ChangeDecision] = {}
     for decision in decisions:
-        if decision.likely and (
+        if decision.rule == "judge" and (
             decision.new_id not in best or decision.probability > best[decision.new_id].probability
         ):
             best[decision.new_id] = decision
     changes = []
     for new_id, decision in best.items():
         record = stream.get(new_id)
-        note = {"likely_replaces": decision.old_id, "likely_p": decision.probability}
+        note = {"closest": decision.old_id, "closest_p": decision.probability}
         changes.append((record, {"provenance": record.provenance.model_copy(update=note)}))
     stream.replace_many(changes)
 
 
-def newer_first(results: list[ScoredMemory]) -> list[ScoredMemory]:
+def newer_first(results: list[ScoredMemory], at_least: float) -> list[ScoredMemory]:
     """A near miss is a doubt, not a decision: the older memory stays active, but a memory
-    that probably replaced it (`likely_replaces`) is moved right above it when both are
-    among `results` and it ranked below. Nothing enters or leaves the results."""
+    whose closest call reached `at_least` is moved right above the memory it probably
+    replaced when both are among `results` and it ranked below. Nothing enters or leaves."""
     out = list(results)
     for newer in results:
-        older = newer.record.provenance.likely_replaces
-        if older is None:
+        older, p = newer.record.provenance.closest, newer.record.provenance.closest_p
+        if older is None or p is None or p < at_least:
             continue
         ids = [m.record.id for m in out]
         if older not in ids or ids.index(older) > ids.index(newer.record.id):

@@ -128,6 +128,41 @@ def replaced_by(stream: EditableBook, record: MemoryRecord, limit: int) -> list[
     return sorted(out, key=lambda r: r.created_at, reverse=True)[:limit]
 
 
+def with_replacements(
+    stream: RecordBook, results: list[ScoredMemory], k: int
+) -> list[ScoredMemory]:
+    """Never hide what is true now: a superseded memory among `results` whose current
+    version is not brings that version in, right above it (with its score), the results cut
+    back to `k`; then every superseded memory follows what replaced it."""
+    present = {m.record.id for m in results}
+    out: list[ScoredMemory] = []
+    paired: set[str] = set()
+    for m in results:
+        if m.record.status is MemoryStatus.SUPERSEDED:
+            current = _current(stream, m.record)
+            if current is not None and current.id not in present:
+                out.append(m.model_copy(update={"record": current}))
+                present.add(current.id)
+                paired |= {current.id, m.record.id}
+        out.append(m)
+    while len(out) > k:  # make room from the bottom, keeping each truth with its history
+        spare = [n for n, m in enumerate(out) if m.record.id not in paired]
+        out.pop(spare[-1] if spare else -1)
+    return after_replacements(out)
+
+
+def _current(stream: RecordBook, record: MemoryRecord) -> MemoryRecord | None:
+    """The active end of a superseded memory's chain, within its owner; None if broken."""
+    seen = {record.id}
+    while record.status is MemoryStatus.SUPERSEDED:
+        following = linked(stream, record, record.replaced_by)
+        if following is None or following.id in seen:
+            return None
+        seen.add(following.id)
+        record = following
+    return record if record.status is MemoryStatus.ACTIVE else None
+
+
 def after_replacements(results: list[ScoredMemory]) -> list[ScoredMemory]:
     """Each superseded memory moved right after the memory that directly replaced it, when
     that one is among `results`; otherwise it keeps its rank."""
@@ -180,8 +215,6 @@ def restore(stream: EditableBook, memory_id: str) -> MemoryRecord:
     if replacement is not None:
         kept = tuple(i for i in replacement.provenance.supersedes if i != memory_id)
         update: dict[str, object] = {"supersedes": kept}
-        if replacement.provenance.likely_replaces == memory_id:
-            update |= {"likely_replaces": None, "likely_p": None}
         changes.append(
             (replacement, {"provenance": replacement.provenance.model_copy(update=update)})
         )

@@ -47,8 +47,8 @@ Detection = Literal["pending", "done", "failed"]
 class Provenance(BaseModel):
     """Where a memory stands among its owner's others: whether it is recalled, what it is
     about, what it replaced and what replaced it (how, with what probability, when), what it
-    probably replaced (a near miss, ranked above, retiring nothing), and whether change
-    detection has looked at it yet. Every link names memories of the same owner."""
+    was likeliest to replace (a near miss ranks above it, retiring nothing), and whether
+    change detection has looked at it yet. Every link names memories of the same owner."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -66,17 +66,19 @@ class Provenance(BaseModel):
     corrects: str | None = None
     restored_from: str | None = None
     restored_at: datetime | None = None
-    likely_replaces: str | None = Field(
-        None, description="a memory it probably (not surely) replaced: ranked above it"
+    closest: str | None = Field(
+        None,
+        description="the earlier memory the judge found it likeliest to replace (it ranks "
+        "above it when `closest_p` reaches the policy's `rank_above`, both staying true)",
     )
-    likely_p: float | None = None
+    closest_p: float | None = Field(None, description="the judge's P(replaces) for `closest`")
     detection: Detection | None = Field(
         None, description="change detection: pending (not yet judged), done, or failed"
     )
 
     def links(self) -> tuple[str, ...]:
         """Every memory id this provenance names."""
-        named = (self.corrects, self.restored_from, self.likely_replaces)
+        named = (self.corrects, self.restored_from, self.closest)
         return (*self.supersedes, *self.superseded_by, *(i for i in named if i))
 
 
@@ -92,8 +94,8 @@ _LEGACY_KEYS = {
     "corrects": "corrects",
     "restored_from": "restored_from",
     "restored_at": "restored_at",
-    "change_against": "likely_replaces",
-    "change_p": "likely_p",
+    "change_against": "closest",
+    "change_p": "closest_p",
 }
 
 
@@ -248,6 +250,11 @@ class ChangePolicy(BaseModel):
     min_similarity: float = Field(0.15, ge=-1.0, le=1.0, description="cosine to be compared")
     background: bool = Field(
         False, description="judge in the stream's background worker, after the write returns"
+    )
+    judge: Literal["pair", "model"] = Field(
+        "pair",
+        description="pair: the trained change judge (a small cross-encoder beside any chat "
+        "model); model: the chat model's own yes/no (its adapter, or few-shot when served)",
     )
     kinds: tuple[MemoryKind, ...] = CHANGING_KINDS
 

@@ -304,10 +304,10 @@ class MemoryStream:
         `include_inactive` (history), and memories kept for provenance only (`recall: False`:
         a user's questions, the assistant's answers, correction notes) unless
         `include_hidden`. `with_replaced`: superseded memories compete too, as history, each
-        moved right after the memory that replaced it when that one is among the k (so what
-        is true now always comes first); forgotten ones never. With change detection on, a
-        memory that probably (not surely) replaced another ranks above it
-        (`ChangePolicy.rank_above`)."""
+        moved right after the memory that replaced it (brought in if it was not among the k,
+        so what is true now is never hidden and always comes first); forgotten ones never.
+        With change detection on, a memory that probably (not surely) replaced another ranks
+        above it (`ChangePolicy.rank_above`)."""
         if not query.strip():
             raise InvalidMemoryError("query: is empty")
         state = self._owners.get(owner)
@@ -324,9 +324,10 @@ class MemoryStream:
         results = scored_memories(top, state.index, self._records, to_hours(moment))
         if touch:
             self._touch(state, top.rows, moment)
-        if self.config.changes.enabled:
-            results = newer_first(results)
-        return corrections.after_replacements(results) if with_replaced else results
+        changes = self.config.changes
+        if changes.enabled and changes.rank_above is not None:
+            results = newer_first(results, changes.rank_above)
+        return corrections.with_replacements(self, results, k) if with_replaced else results
 
     def _top(
         self,
@@ -445,8 +446,11 @@ class MemoryStream:
         if not records:
             return []
         vectors = self.embed([r.text for r in records])
-        self.store.put(list(records), vectors)
-        self._index(list(records), vectors)
+        with self.lock:
+            self.store.put(list(records), vectors)
+            self._index(list(records), vectors)
+        if self.changes.judging:  # exported before its detection ran
+            self.worker.submit([r.id for r in records if r.provenance.detection == "pending"])
         return [self.get(r.id) for r in records]
 
     def forget_all(self, owner: str) -> int:

@@ -56,7 +56,7 @@ def _renamed(record: MemoryRecord, renamed: dict[str, str]) -> MemoryRecord:
             "superseded_by": many(p.superseded_by),
             "corrects": one(p.corrects),
             "restored_from": one(p.restored_from),
-            "likely_replaces": one(p.likely_replaces),
+            "closest": one(p.closest),
         }
     )
     return record.model_copy(

@@ -8,6 +8,7 @@ never loads the chat model, and one that talks to a service imports none of it.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -17,6 +18,7 @@ from pydantic import BaseModel
 
 from mindstream.config import MindstreamConfig, load_config
 
+log = logging.getLogger(__name__)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 T = TypeVar("T")
 
@@ -203,11 +205,27 @@ class Parts:
             )
         return ScorerJudge(self.scorer_for("judge"))
 
-    def judge_for(self, policy: StreamConfig) -> DeferredJudge | None:
-        """The judge for a stream whose change policy asks for one, built on its first use
-        (a command that never writes never loads it)."""
+    def judge_for(self, policy: StreamConfig) -> DeferredJudge | DeferredPairJudge | None:
+        """The change judge for a stream whose change policy asks for one, built on its first
+        use (a command that never writes never loads it): the trained pair model by default,
+        whatever the chat model; the chat model's own yes/no with `judge: model`."""
         changes = policy.changes
-        return DeferredJudge(lambda: self.judge) if changes.enabled and changes.use_judge else None
+        if not (changes.enabled and changes.use_judge):
+            return None
+        if changes.judge == "pair":
+            return DeferredPairJudge(self._pair_judge)
+        return DeferredJudge(lambda: self.judge)
+
+    def _pair_judge(self) -> Any:
+        """The shipped change judge; without it (a trimmed install), the model's, said once."""
+        from mindstream.lm.change_judge import load_change_judge
+
+        local = self.config.model.local
+        try:
+            return load_change_judge(cache_dir=local.cache_dir, threads=local.threads)
+        except FileNotFoundError as missing:
+            log.warning("%s; change detection asks the chat model instead", missing)
+            return self.judge
 
     @cached_property
     def embedder(self) -> ArrayEmbedder:
@@ -425,6 +443,27 @@ class DeferredJudge(_OnFirstUse["RelationJudge"]):
 
     def contradicts_batch(self, pairs: Any) -> list[float]:
         return self.built.contradicts_batch(pairs)
+
+
+class DeferredPairJudge(_OnFirstUse[Any]):
+    """The change judge built on first use; it tells the slot too when the built one does."""
+
+    def replaces_batch(self, pairs: Any) -> list[float]:
+        return list(self.built.replaces_batch(pairs))
+
+    def relate_batch(self, pairs: Any) -> list[Any]:
+        built = self.built
+        if hasattr(built, "relate_batch"):
+            return list(built.relate_batch(pairs))
+        return [_Replaces(p) for p in built.replaces_batch(pairs)]
+
+
+class _Replaces:
+    """A plain P(replaces) read as a relation that does not tell the slot."""
+
+    def __init__(self, p: float) -> None:
+        self.replaces = p
+        self.about_the_same = 1.0
 
 
 class DeferredReactions(_OnFirstUse["ReactionJudge"]):

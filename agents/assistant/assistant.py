@@ -23,6 +23,7 @@ from mindstream.memory import (
     MemoryKind,
     MemoryNotFoundError,
     MemoryRecord,
+    MemoryStateError,
     MemoryStatus,
     MemoryStream,
     ScoredMemory,
@@ -210,7 +211,9 @@ class Assistant:
             return self.stream.add_many(news)
 
     def import_export(self, user: str, exported: dict[str, Any]) -> list[MemoryRecord]:
-        """An export's memories back into this user's account (their ids must be free)."""
+        """An export's memories into this user's empty account (this user's backup, or
+        another account's copied here: ids taken on this store are issued anew); every link
+        must stay inside the export."""
         from mindstream.memory.transfer import importable
 
         memories = exported.get("memories")
@@ -218,15 +221,21 @@ class Assistant:
             raise ValueError("memories: an export holds a list of memories")
         records = [importable(m, user) for m in memories]
         with self.lock:
+            if self.stream.count(user):
+                raise MemoryStateError(
+                    f"this account holds {self.stream.count(user)} memories: import into an "
+                    "empty account (delete its memories first)"
+                )
             return self.stream.import_records(records)
 
     def search(
         self, user: str, query: str, k: int = 10, history: bool = False
     ) -> list[ScoredMemory]:
-        """What is true now; with `history`, superseded and forgotten memories too (each with
-        its status, and `superseded_by` in its provenance)."""
+        """What is true now, and what it replaced as history after it (a relevant superseded
+        memory brings its replacement in: nothing true is hidden by a wrong supersede); with
+        `history`, forgotten memories too (each with its status and provenance)."""
         with self.lock:
-            return self._recall(user, query, k, history)
+            return self._recall(user, query, k, history, replaced=self.config.recall_replaced)
 
     def memory(self, user: str, memory_id: str) -> MemoryRecord:
         """A memory of this user; another user's id is as unknown as a made-up one."""

@@ -267,7 +267,9 @@ def long_memory(
         typer.Option(
             help="Long conversations as JSON: [{sample_id, conversation: {speaker_a, speaker_b, "
             "session_N: [{speaker, dia_id, text}], session_N_date_time}, qa: [{question, answer, "
-            "evidence: [D<session>:<turn>], category}]}]. "
+            "evidence: [D<session>:<turn>], category, outdated}]}]. `outdated` (optional) lists "
+            "the turns that stated an earlier value of a fact that changed: such a question is "
+            "right when a current turn ranks in the top 10 above every outdated one. "
             "tests/data/long_memory.json is mindstream's own."
         ),
     ],

@@ -144,20 +144,36 @@ def _fingerprint(folder: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def cached_graph(folder: Path, base: Path, cache_dir: Path) -> Path:
-    """The merged model as an onnxruntime graph, exported once per adapter version."""
-    target = cache_dir / f"change-judge-{_fingerprint(folder)}.onnx"
+def cached_graph(folder: Path, base: Path, cache_dir: Path, quantized: bool = True) -> Path:
+    """The merged model as an onnxruntime graph, exported once per adapter version; with
+    `quantized`, its weights in int8 (dynamic quantization: about twice the pairs a second
+    on this CPU, probabilities within a few hundredths, measured in training.json)."""
+    suffix = "-int8" if quantized else ""
+    target = cache_dir / f"change-judge-{_fingerprint(folder)}{suffix}.onnx"
     if target.is_file():
         return target
     print(f"preparing the change judge once ({target}) ...", file=sys.stderr, flush=True)
     cache_dir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".change-judge-", dir=cache_dir))
     try:
-        export(merged_model(folder, base), scratch / target.name)
+        export(merged_model(folder, base), scratch / "fp32.onnx")
+        if quantized:
+            quantize(scratch / "fp32.onnx", scratch / target.name)
+        else:
+            (scratch / "fp32.onnx").rename(scratch / target.name)
         (scratch / target.name).rename(target)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return target
+
+
+def quantize(source: Path, target: Path) -> None:
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    logging.getLogger().setLevel(logging.ERROR)  # its advice to pre-process is not for BERT
+    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8)
 
 
 def export(model: Any, path: Path) -> None:
@@ -195,9 +211,12 @@ def _Logits(model: Any) -> Any:
     return Logits()
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
 def load_change_judge(
-    folder: Path = CHANGE_JUDGE_DIR, cache_dir: Path | None = None, threads: int | None = None
+    folder: Path = CHANGE_JUDGE_DIR,
+    cache_dir: Path | None = None,
+    threads: int | None = None,
+    quantized: bool = True,
 ) -> OnnxChangeJudge:
     """The shipped change judge (exported on first use)."""
     from mindstream.lm.config import LocalModelConfig
@@ -208,7 +227,7 @@ def load_change_judge(
         )
     base = loading.minilm_model_dir()
     loading.guard_real_model_load(f"the change judge in {folder}")
-    graph = cached_graph(folder, base, cache_dir or LocalModelConfig().cache_dir)
+    graph = cached_graph(folder, base, cache_dir or LocalModelConfig().cache_dir, quantized)
     return OnnxChangeJudge(graph, base, settings_of(folder), threads)
 
 

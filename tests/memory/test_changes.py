@@ -85,13 +85,14 @@ def test_history_in_recall_comes_after_what_replaced_it_and_never_forgotten() ->
     assert len(alone) == 1 and noise not in {m.record.id for m in alone}
 
 
-def test_a_compatible_statement_supersedes_nothing_and_claims_nothing() -> None:
+def test_a_compatible_statement_supersedes_nothing_but_keeps_its_closest_call() -> None:
     stream = _stream()
     leeds = _add(stream, "I live in Leeds")
     written = stream.write([_new(stream, "We adopted a dog called Max", 1)])
     dog = written.records[0].id
     assert stream.get(leeds).status is MemoryStatus.ACTIVE
-    assert stream.get(dog).provenance.likely_replaces is None
+    assert stream.get(dog).provenance.closest == leeds
+    assert stream.get(dog).provenance.closest_p == pytest.approx(0.1)
     (decision,) = written.decisions
     assert (decision.old_id, decision.probability, decision.superseded) == (leeds, 0.1, False)
     assert decision.rule == "judge"
@@ -246,8 +247,8 @@ def test_a_near_miss_ranks_above_what_it_probably_replaced_and_supersedes_nothin
     leeds = _add(stream, "I live in a small flat in Leeds, the flat in Leeds is lovely")
     york = _add(stream, "Boxes in York", hours=240)
     assert stream.get(leeds).status is MemoryStatus.ACTIVE
-    assert stream.get(york).provenance.likely_replaces == leeds
-    assert stream.get(york).provenance.likely_p == pytest.approx(0.6)
+    assert stream.get(york).provenance.closest == leeds
+    assert stream.get(york).provenance.closest_p == pytest.approx(0.6)
     found = [m.record.id for m in stream.retrieve("the flat in Leeds", 5, owner="maya")]
     assert found == [york, leeds]
     off = _stream(FakeJudge(replaces=doubtful), threshold=0.8, rank_above=None)

@@ -252,3 +252,13 @@ def test_provenance_kept_in_metadata_by_older_versions_is_read_as_typed() -> Non
     record = MemoryRecord.model_validate(legacy)
     assert record.replaced_by == "b" and record.provenance.probability == 0.97
     assert record.metadata == {"stale": False}
+
+
+def test_a_relevant_superseded_memory_brings_its_replacement_into_the_results() -> None:
+    stream = _stream(use_judge=False)
+    code = _add(stream, "the parcel code is P004")
+    _add(stream, "the parcel comes tomorrow", 1)
+    new = stream.supersede(code, "use the new one from the text message").id
+    found = stream.retrieve("parcel code", 2, owner="maya", with_replaced=True)
+    assert [m.record.id for m in found] == [new, code]  # the truth, then its history
+    assert stream.retrieve("parcel code", 2, owner="maya")[0].record.id != code

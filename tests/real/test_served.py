@@ -169,18 +169,20 @@ def test_change_detection_asks_the_served_model(
     its decision path) and the judgement is recorded on the new memory."""
     store = tmp_path / "memory"
     served = _served(model_server, scorer)
-    on = {"MINDSTREAM_STREAM__CHANGES__ENABLED": "true"}
+    on = {
+        "MINDSTREAM_STREAM__CHANGES__ENABLED": "true",
+        "MINDSTREAM_STREAM__CHANGES__JUDGE": "model",
+    }
     for text in ("I live in a small flat in Leeds.", "We moved to York last week."):
         args = ["memory", "add", text, "--store", str(store), "--importance", "5", *served]
         _ok(args, env=on)
     stream = MemoryStream.open(store, real_embedder)
     leeds, york = sorted(stream.records("user"), key=lambda r: r.created_at)
     stream.close()
-    print(f"\n{scorer}: P(replaces) {york.metadata['change_p']}, Leeds {leeds.status.value}")
-    assert york.metadata["change_against"] == leeds.id
-    assert 0.0 <= float(york.metadata["change_p"]) <= 1.0
-    threshold = ChangePolicy().threshold
-    assert (leeds.status.value == "superseded") == (float(york.metadata["change_p"]) >= threshold)
+    p = york.provenance.closest_p
+    print(f"\n{scorer}: P(replaces) {p}, Leeds {leeds.status.value}")
+    assert york.provenance.closest == leeds.id and p is not None and 0.0 <= p <= 1.0
+    assert (leeds.status.value == "superseded") == (p >= ChangePolicy().threshold)
 
 
 def test_sim_survives_a_server_storm_and_resumes(model_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -1,6 +1,8 @@
-"""Knowing what is true now, on the real embedded model and the committed judge adapter: the
-judge's clear cases, the assistant's Leeds-to-York move on a chroma store on disk, and the two
-TeachMe cases where a taught fact used to veto the answer it supports."""
+"""Knowing what is true now, on the real embedded models: the shipped change judge's clear
+cases (a change told as a new state, a list of like notes, another person's fact), the
+assistant's Leeds-to-York move judged in the background on a chroma store on disk, a list of
+25 like notes that must all stay, and the two TeachMe cases where a taught fact used to veto
+the answer it supports."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typer.testing import CliRunner
 
 from mindstream.cli import app
 from mindstream.compose import Parts
+from mindstream.lm.change_judge import load_change_judge
 from mindstream.lm.config import LocalModelConfig
 from mindstream.lm.judge import load_adapter_judge
 from mindstream.lm.loading import cached_smollm2_dir
@@ -22,26 +25,33 @@ pytestmark = pytest.mark.real_model
 LEEDS = "I live in a small flat in Leeds."
 YORK = "We finally signed the lease on the house in York, the boxes went over on Saturday."
 
-# The issue's own sentences. The York one is also one of the judge's training templates
-# (mindstream/lab/training/data/judge_slots.yaml): passing here shows the adapter fits what it was
-# taught; how it does on wordings it never saw is `mindstream eval changed-facts`.
-
 
 @pytest.fixture(scope="module")
 def judge():  # type: ignore[no-untyped-def]
     return load_adapter_judge(cached_smollm2_dir(LocalModelConfig().cache_dir), threads=1)
 
 
-def test_the_judge_separates_a_move_from_compatible_news(judge) -> None:  # type: ignore[no-untyped-def]
-    changed, sister, pet = judge.replaces_batch(
+def test_the_change_judge_reads_a_change_and_keeps_what_stays_true() -> None:
+    judge = load_change_judge(threads=1)
+    move, car, note, sister, manager = judge.relate_batch(
         [
             (LEEDS, YORK),
-            (LEEDS, "My sister lives in York now."),
-            ("We have a dog called Bess.", "We adopted a kitten as well."),
+            ("i cycle everywhere, don't own a car", "passed my test!! picked up a little corsa"),
+            ("note: locker 14 code 2291", "note: the bike shed code is 7781"),
+            (LEEDS, "My sister just moved to York."),
+            ("My manager is Priya.", "Priya's own boss is leaving in June."),
         ]
     )
-    print(f"\nP(replaces): move {changed:.2f}, sister's move {sister:.2f}, second pet {pet:.2f}")
-    assert changed >= 0.5 > max(sister, pet)
+    print(
+        f"\nP(replaces): move {move.replaces:.2f}, car {car.replaces:.2f}, "
+        f"other note {note.replaces:.2f}, sister {sister.replaces:.2f}, "
+        f"manager's boss {manager.replaces:.2f}"
+    )
+    assert (
+        min(move.replaces, car.replaces)
+        > 0.5
+        > max(note.replaces, sister.replaces, manager.replaces)
+    )
 
 
 def test_the_judge_finds_what_a_fact_shows_false(judge) -> None:  # type: ignore[no-untyped-def]
@@ -55,7 +65,8 @@ def test_the_judge_finds_what_a_fact_shows_false(judge) -> None:  # type: ignore
 
 
 def test_the_assistant_answers_with_the_move_not_the_old_flat(tmp_path: Path) -> None:
-    """The issue's user: Leeds, three other things over three days, York ten days later."""
+    """The issue's user: Leeds, three other things over three days, York ten days later;
+    judged in the background after each write returns."""
     assistant = Parts.load().assistant(tmp_path / "memory")
     stream = assistant.stream
     start = datetime(2026, 3, 2, 9, tzinfo=UTC)
@@ -72,17 +83,32 @@ def test_the_assistant_answers_with_the_move_not_the_old_flat(tmp_path: Path) ->
         ).id
         for text, d in said
     ]
+    assert stream.settle(timeout=120)
     leeds = stream.get(ids[0])
-    print(f"\nLeeds: {leeds.status.value} {dict(leeds.metadata)}")
+    print(f"\nLeeds: {leeds.status.value} {leeds.provenance}")
     assert leeds.status is MemoryStatus.SUPERSEDED and leeds.replaced_by == ids[-1]
     found = assistant.search("maya", "Which city do I live in?")
     assert found[0].record.id == ids[-1]
-    assert ids[0] not in {m.record.id for m in found}
-    before = assistant.search("maya", "Where did I live before?", history=True)
-    assert ids[0] in {m.record.id for m in before}
+    history = [m for m in found if m.record.id == ids[0]]
+    assert all(m.record.status is MemoryStatus.SUPERSEDED for m in history)
     others = [stream.get(i).status for i in ids[1:4]]
     assert others == [MemoryStatus.ACTIVE] * 3  # everyday remarks replace nothing
+    assert stream.get(ids[-1]).provenance.detection == "done"
     stream.close()
+
+
+def test_a_list_of_like_notes_all_stay_true(tmp_path: Path) -> None:
+    """The attacker's paging notes: 25 notes of one shape, then an unrelated one."""
+    assistant = Parts.load().assistant(tmp_path / "memory")
+    notes = [f"Paging note number {n}: the parcel code is P0{n:02d}" for n in range(1, 26)]
+    for text in [*notes, "Remember to water the tomatoes on Friday."]:
+        assistant.remember("sam", text, importance=5)
+    assert assistant.stream.settle(timeout=300)
+    statuses = [r.status for r in assistant.memories("sam")]
+    assert statuses == [MemoryStatus.ACTIVE] * 26
+    found = assistant.search("sam", "what is the parcel code", k=5)
+    assert all("parcel code" in m.record.text for m in found)
+    assistant.stream.close()
 
 
 def _teach(store: Path, *lines: str) -> str:

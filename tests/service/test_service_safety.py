@@ -218,7 +218,7 @@ def test_batch_add_forget_delete_all_and_an_export_imports_back_equal(
     forgot = wes.post("/v1/memories/forget", json={"ids": [ids[1], ids[2]]})
     assert [m["status"] for m in forgot.json()] == ["forgotten", "forgotten"]
     exported = wes.get("/v1/export").json()
-    assert wes.post("/v1/import", json=exported).status_code == 409  # ids still there
+    assert wes.post("/v1/import", json=exported).status_code == 409  # not an empty account
     assert wes.delete("/v1/memories").json()["memories_removed"] == 5
     assert wes.get("/v1/memories").json() == [] and wes.get("/v1/stats").status_code == 200
     imported = wes.post("/v1/import", json=exported)
@@ -269,3 +269,60 @@ def test_an_export_larger_than_other_bodies_still_imports(service: ServiceProces
     assert len(wyn.get("/v1/memories", params={"limit": 50}).json()) == 20
     too_big = wyn.post("/v1/memories/batch", json={"memories": [{"text": "x" * 3999}] * 17})
     assert too_big.status_code == 413
+
+
+def _crafted(link: str, typed: bool) -> dict[str, object]:
+    """One memory claiming to have been superseded by `link` (another user's memory)."""
+    memory: dict[str, object] = {
+        "id": "e" * 32,
+        "kind": "fact",
+        "text": "decoy",
+        "created_at": "2026-01-01T00:00:00+00:00",
+        "last_accessed_at": "2026-01-01T00:00:00+00:00",
+        "importance": 5,
+        "status": "superseded",
+        "metadata": {} if typed else {"superseded_by": link},
+    }
+    if typed:
+        memory["provenance"] = {"superseded_by": [link]}
+    return {"memories": [memory]}
+
+
+@pytest.mark.parametrize("typed", [False, True])
+def test_an_import_cannot_link_into_another_users_memories(
+    service: ServiceProcess, typed: bool
+) -> None:
+    """The reported attack: a crafted import whose memory was 'superseded by' the victim's,
+    then a supersede that followed the chain into the victim's account."""
+    victim, eve = service.user(f"vic{typed}"), service.user(f"eve{typed}")
+    secret = _add(victim, "The safe code is 4471.")
+    refused = eve.post("/v1/import", json=_crafted(secret, typed))
+    assert refused.status_code == 422, refused.text
+    assert (
+        "neither in the import nor a memory of this account" in refused.json()["error"]["message"]
+    )
+    assert eve.get("/v1/memories").json() == []  # nothing half-written
+    assert eve.post(f"/v1/memories/{'e' * 32}/supersede", json={"text": "x"}).status_code == 404
+    assert victim.get(f"/v1/memories/{secret}").json()["status"] == "active"
+    found = victim.get("/v1/search", params={"q": "safe code"}).json()
+    assert found[0]["memory"]["id"] == secret
+
+
+def test_an_export_copies_into_another_account_on_the_same_server(
+    service: ServiceProcess,
+) -> None:
+    ana, ben = service.user("ana"), service.user("ben")
+    first = _add(ana, "Ana lives in Leeds.")
+    newer = ana.post(f"/v1/memories/{first}/supersede", json={"text": "Ana lives in York."})
+    exported = ana.get("/v1/export").json()
+    copied = ben.post("/v1/import", json=exported)
+    assert copied.status_code == 200 and copied.json()["imported"] == 2, copied.text
+    again = ben.post("/v1/import", json=exported)
+    assert again.status_code == 409  # only into an empty account
+    mine = {m["text"]: m for m in ben.get("/v1/export").json()["memories"]}
+    old, new = mine["Ana lives in Leeds."], mine["Ana lives in York."]
+    assert {old["id"], new["id"]}.isdisjoint({first, newer.json()["id"]})  # ids issued anew
+    assert old["provenance"]["superseded_by"] == [new["id"]]
+    assert ana.get(f"/v1/memories/{first}").json()["provenance"]["superseded_by"] == [
+        newer.json()["id"]
+    ]

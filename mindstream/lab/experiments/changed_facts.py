@@ -5,7 +5,7 @@ the next three days, the later statement ten days after that, and the item's que
 later, on the assistant's retrieval policy. For a changed fact the current statement must be
 retrieved (top 10) above the old one (a superseded one is not retrieved at all); a compatible
 pair must leave the earlier statement active. Policies: the assistant's policy without change
-detection (what the code did before), the relation judge's supersedes at its threshold, and
+detection (what the code did before), the change judge's supersedes at its threshold, and
 those plus near misses ranked above what they probably replaced. The judge's
 calibration is read from its P(replaces) on every (earlier, later) pair.
 """
@@ -71,6 +71,9 @@ def load_items(path: Path) -> list[Item]:
     return items
 
 
+_JUDGED = "+ change judge supersedes"
+
+
 def policies(assistant: StreamConfig) -> dict[str, StreamConfig]:
     """Before change detection, the judge's supersedes alone, and with its near misses ranked
     above what they probably replaced (`rank_above`, the assistant's default)."""
@@ -80,9 +83,7 @@ def policies(assistant: StreamConfig) -> dict[str, StreamConfig]:
         "assistant policy, no change detection": assistant.model_copy(
             update={"changes": ChangePolicy(enabled=False)}
         ),
-        f"+ judge supersedes (P >= {changes.threshold})": assistant.model_copy(
-            update={"changes": alone}
-        ),
+        _JUDGED: assistant.model_copy(update={"changes": alone}),
     }
     if changes.rank_above is not None:
         name = f"+ judge, and P >= {changes.rank_above} ranks above"
@@ -109,6 +110,7 @@ def live_through(
             text=text, owner="u", kind="fact", importance=5.0, created_at=START + timedelta(day)
         )
         ids.append(stream.add_many([memory], vectors[text][None])[0].id)
+    stream.settle()  # the assistant's policy judges in the background
     asked = START + timedelta(days=days[-1] + 1)
     found = stream.retrieve(item.question, K, owner="u", now=asked, touch=False)
     ranked = [m.record.id for m in found]
@@ -155,7 +157,8 @@ def run(data: list[Path], out: Path, parts: Parts, command: str) -> dict[str, An
     texts = sorted({t for item, _ in items for t in (item.earlier, item.later, item.question)})
     texts += sorted(set(distractors))
     vectors = dict(zip(texts, parts.embedder.embed_array(texts), strict=True))
-    judge = parts.judge
+    judge = parts.judge_for(policies(parts.config.assistant.stream)[_JUDGED])
+    assert judge is not None
     outcomes: dict[str, list[Outcome]] = {}
     seconds: dict[str, float] = {}
     for name, policy in policies(parts.config.assistant.stream).items():
@@ -185,8 +188,13 @@ def run(data: list[Path], out: Path, parts: Parts, command: str) -> dict[str, An
         seconds=round(time.perf_counter() - started, 1),
         seconds_per_policy=seconds,
     )
-    write_section("changed_facts", _markdown(result), result, out)
-    plot_calibration(result["calibration"]["bins"], out / "changed_facts.png")
+    name = (
+        "changed_facts"
+        if data == DEFAULT_DATA
+        else "changed_facts_" + "_".join(p.stem for p in data)
+    )
+    write_section(name, _markdown(result), result, out)
+    plot_calibration(result["calibration"]["bins"], out / f"{name}.png")
     return result
 
 
@@ -288,7 +296,7 @@ def plot_calibration(bins: list[dict[str, Any]], path: Path) -> None:
         axis.annotate(str(b["n"]), (b["mean_p"], b["changed_share"]), fontsize=7)
     axis.set_xlabel("judge's P(later replaces earlier)")
     axis.set_ylabel("share of pairs that are changes")
-    axis.set_title("relation judge calibration (changed facts)", fontsize=10)
+    axis.set_title("change judge calibration (changed facts)", fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)

@@ -152,7 +152,7 @@ def score(conversation: Conversation, records: Sequence[MemoryRecord]) -> dict[s
     for record in records:
         if record.status is not MemoryStatus.SUPERSEDED:
             continue
-        new = by_id.get(str(record.metadata.get("superseded_by", "")))
+        new = by_id.get(record.replaced_by or "")
         if new is None:
             continue
         old_turn, new_turn = _turn_of(record), _turn_of(new)
@@ -163,8 +163,8 @@ def score(conversation: Conversation, records: Sequence[MemoryRecord]) -> dict[s
                 "new": new_turn,
                 "old_text": text[old_turn],
                 "new_text": text[new_turn],
-                "how": str(record.metadata.get("superseded_how", "")),
-                "p": record.metadata.get("supersede_p"),
+                "how": record.provenance.how,
+                "p": record.provenance.probability,
                 "right": really,
                 "link_right": new_turn in follows.get(old_turn, set()),
             }

@@ -16,7 +16,7 @@ function memoryRow(m, extra = "") {
   const prov = m.provenance;
   const replaces = prov.supersedes.length ? el("span", { class: "badge" }, `replaces ${prov.supersedes.length}`) : null;
   const pending = prov.detection === "pending" ? el("span", { class: "badge", title: "change detection has not judged it yet" }, "checking for changes") : null;
-  const likely = prov.likely_replaces ? el("span", { class: "badge", title: `probably replaces ${prov.likely_replaces} (kept both)` }, `probably newer P=${Number(prov.likely_p).toFixed(2)}`) : null;
+  const likely = prov.closest && prov.closest_p >= 0.5 ? el("span", { class: "badge", title: `probably replaces ${prov.closest} (kept both)` }, `probably newer P=${Number(prov.closest_p).toFixed(2)}`) : null;
   return el("li", { class: "memory", "data-id": m.id }, el("span", { class: "memory-text" }, m.text), el("span", { class: "badge" }, m.kind), replaces, pending, likely, extra ? el("span", { class: "doing" }, ` ${extra}`) : null, " ", correct, forget);
 }
 

@@ -60,7 +60,9 @@ def add(
     text: Annotated[str, typer.Argument(help="The memory's text.")],
     store: StorePath = None,
     owner: Owner = "user",
-    kind: Annotated[MemoryKind, typer.Option(help="Kind of memory.")] = MemoryKind.OBSERVATION,
+    kind: Annotated[
+        MemoryKind, typer.Option(help="Kind of memory (fact, as the service stores it).")
+    ] = MemoryKind.FACT,
     importance: Annotated[
         float | None, typer.Option(help="1-10; omitted: rated by the configured model.")
     ] = None,

@@ -48,7 +48,7 @@ def reflect(
     if (store is None) == (server is None):
         raise ValueError("give either --store FOLDER or --server URL")
     if server is not None:
-        _remote(server, api_key)
+        _remote(server, api_key, force)
         return
     assert store is not None
     if every_minutes is not None or cron is not None:
@@ -83,11 +83,13 @@ def reflect(
         console.print(f"re-derived {len(rederived.replaced)} stale reflection(s)")
 
 
-def _remote(server: str, api_key: str | None) -> None:
+def _remote(server: str, api_key: str | None, force: bool) -> None:
     """Reflect on the service (which also runs each user's scheduled reflection)."""
     from mindstream.client import ServiceClient
 
-    result = ServiceClient(server, api_key).reflect()
+    result = ServiceClient(server, api_key).reflect(force)
+    if result.get("reason"):
+        console.print(f"nothing to reflect on: {result['reason']}", highlight=False)
     for question in result["questions"]:
         console.print(f"[bold]question:[/] {question}", highlight=False)
     for insight in result["insights"]:

@@ -58,8 +58,9 @@ class ServiceClient:
     def stats(self) -> dict[str, Any]:
         return dict(self.call("GET", "/v1/stats"))
 
-    def reflect(self) -> dict[str, Any]:
-        return dict(self.call("POST", "/v1/reflections"))
+    def reflect(self, force: bool = False) -> dict[str, Any]:
+        params = {"force": "true"} if force else {}
+        return dict(self.call("POST", "/v1/reflections", params=params))
 
 
 def _message(response: httpx.Response) -> str:

@@ -74,6 +74,18 @@ class Parts:
         """Parts of the configuration in `file`, the environment and `flags` (dotted keys)."""
         return cls(load_config(file, flags=flags), file=file, flags=flags)
 
+    def override(self, **built: Any) -> Parts:
+        """These parts with some already built (a test's fakes, a caller's own model): any
+        of `model`, `scorer`, `embedder`, `judge`, `verifier`, `reactions` and
+        `change_judge` (what change detection asks)."""
+        allowed = {"model", "scorer", "embedder", "judge", "verifier", "reactions"}
+        unknown = set(built) - allowed - {"change_judge"}
+        if unknown:
+            raise ValueError(f"override: no part named {sorted(unknown)[0]!r}")
+        for name, value in built.items():
+            self.__dict__[name] = value  # a cached_property reads its value from here
+        return self
+
     def rebuilt(self, flags: dict[str, Any]) -> Parts:
         """These parts with more flags on top (a second model for a judge, say)."""
         if not flags:
@@ -212,6 +224,8 @@ class Parts:
         changes = policy.changes
         if not (changes.enabled and changes.use_judge):
             return None
+        if "change_judge" in self.__dict__:
+            return DeferredPairJudge(lambda: self.__dict__["change_judge"])
         if changes.judge == "pair":
             return DeferredPairJudge(self._pair_judge)
         return DeferredJudge(lambda: self.judge)

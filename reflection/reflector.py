@@ -49,6 +49,7 @@ class ReflectionResult(BaseModel):
     questions: list[str]
     insights: list[Insight]
     dropped: list[str] = Field(default_factory=list, description="unusable model lines")
+    reason: str | None = Field(None, description="why nothing was asked, when nothing was")
     replaced: list[str] = Field(default_factory=list, description="stale ids re-derived")
 
 
@@ -80,11 +81,16 @@ class Reflector:
 
     def reflect(self, owner: str, *, force: bool = False) -> ReflectionResult:
         """Reflect if the trigger fired (or `force`); returns what was asked and stored."""
-        if not force and not self.should_reflect(owner):
-            return ReflectionResult(owner=owner, questions=[], insights=[])
+        gathered = self.importance_since_last(owner)
+        if not force and gathered < self.config.threshold:
+            why = (
+                f"below the threshold: {gathered:g} of {self.config.threshold:g} importance "
+                "since the last reflection (force it to reflect now)"
+            )
+            return ReflectionResult(owner=owner, questions=[], insights=[], reason=why)
         recent = self.stream.recent(self.config.recent, owner=owner)
         if not recent:
-            return ReflectionResult(owner=owner, questions=[], insights=[])
+            return ReflectionResult(owner=owner, questions=[], insights=[], reason="no memories")
         newest = self.stream.records(owner)[-1].id
         result = self._reflect_on(owner, recent)
         if not result.insights:

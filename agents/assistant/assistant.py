@@ -99,7 +99,7 @@ class Assistant:
         stream: MemoryStream,
         model: BaseChatModel,
         config: AssistantConfig | None = None,
-        reflector: Callable[[MemoryStream], Callable[[str], Any]] | None = None,
+        reflector: Callable[[MemoryStream], Callable[..., Any]] | None = None,
     ) -> None:
         self.stream = stream
         self.model = model
@@ -303,9 +303,10 @@ class Assistant:
         return self.correct(user, Correction(action="actually", memory_id=memory_id, text=text))
 
     # ---- reflection, export, deletion ----------------------------------------------------
-    def reflect(self, user: str) -> Any:
-        """Reflect on the user's memories without holding the lock across the model; one
-        reflection per user at a time (a second raises `ReflectionBusy`)."""
+    def reflect(self, user: str, force: bool = False) -> Any:
+        """Reflect on the user's memories without holding the lock across the model (below
+        the threshold only with `force`); one reflection per user at a time (a second raises
+        `ReflectionBusy`)."""
         if self._reflect is None:
             raise ValueError("this assistant has no reflector")
         with self.lock:
@@ -313,7 +314,7 @@ class Assistant:
         if not gate.acquire(blocking=False):
             raise ReflectionBusy(f"a reflection for {user!r} is already running")
         try:
-            return self._reflect(user)
+            return self._reflect(user, force=force) if force else self._reflect(user)
         finally:
             gate.release()
 

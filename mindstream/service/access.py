@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import Header, HTTPException
+from fastapi import Header, HTTPException, Request
 
 from mindstream.service.core import Service
 from mindstream.service.shards import key_tag, shard
@@ -36,11 +36,12 @@ def route_check(service: Service, tag: str | None) -> None:
 def user_dependency(service: Service) -> Callable[..., str]:
     """The user whose API key the request carries (401 without one), within their rate."""
 
-    def user(authorization: Annotated[str | None, Header()] = None) -> str:
+    def user(request: Request, authorization: Annotated[str | None, Header()] = None) -> str:
         key = _key(authorization)
         route_check(service, key_tag(key))
         name = service.users.who(key)
-        if name is None:
+        if name is None:  # guessing keys is rate-limited by the guesser's address
+            _limit(service, f"unknown key from {request.client.host if request.client else '?'}")
             raise HTTPException(401, "unknown API key")
         _limit(service, key)
         return name
@@ -61,8 +62,7 @@ def admin_dependency(service: Service) -> Callable[..., None]:
 def _limit(service: Service, key: str) -> None:
     wait = service.limiter.wait_for(key)
     if wait:
+        seconds = max(1, math.ceil(wait))  # the body says what the header says
         raise HTTPException(
-            429,
-            f"rate limit: retry in {wait:.1f} s",
-            headers={"Retry-After": str(max(1, math.ceil(wait)))},
+            429, f"rate limit: retry in {seconds} s", headers={"Retry-After": str(seconds)}
         )

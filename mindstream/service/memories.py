@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse, Response
+from pydantic import AfterValidator
 
 from mindstream.agents.assistant import Correction, Reply
 from mindstream.service.access import user_dependency
@@ -22,6 +23,7 @@ from mindstream.service.schemas import (
     MemoryIn,
     MemoryOut,
     SupersedeIn,
+    no_control,
 )
 
 REFLECTION_WAIT_S = 900
@@ -95,7 +97,7 @@ def _knowledge_routes(router: APIRouter, service: Service, User: Any) -> None:
     @router.get("/search")
     def search(
         me: User,
-        q: Annotated[str, Query(min_length=1, max_length=1000)],
+        q: Annotated[str, Query(min_length=1, max_length=1000), AfterValidator(no_control)],
         k: Annotated[int, Query(ge=1, le=100)] = 10,
         history: Annotated[
             bool, Query(description="include superseded and forgotten memories")
@@ -111,15 +113,21 @@ def _knowledge_routes(router: APIRouter, service: Service, User: Any) -> None:
     def reflect(
         me: User,
         wait: Annotated[bool, Query(description="false: 202 at once, the worker reflects")] = True,
+        force: Annotated[bool, Query(description="reflect even below the threshold")] = False,
     ) -> dict[str, Any] | JSONResponse:
         """Reflect on this user's memories in the process's reflection worker; a reflection
-        already queued or running for the user is the one waited for."""
-        future, queued = service.worker.submit(me)
+        already queued or running for the user is the one waited for. Nothing asked comes
+        with the reason (below the threshold: `force=true` reflects anyway)."""
+        future, queued = service.worker.submit(me, force=force)
         if not wait:
             status = "queued" if queued else "already queued or running"
             return JSONResponse({"user": me, "status": status}, 202)
         result = future.result(timeout=REFLECTION_WAIT_S)
-        return {"questions": result.questions, "insights": [i.record.text for i in result.insights]}
+        return {
+            "questions": result.questions,
+            "insights": [i.record.text for i in result.insights],
+            "reason": result.reason,
+        }
 
     @router.get("/reflections")
     def reflections(me: User) -> list[dict[str, Any]]:

@@ -89,12 +89,18 @@ def ops_routes(service: "Service", admin: Callable[..., None]) -> tuple[APIRoute
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     async def count(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
+        """Every answer by route template and status, a 500 included (an unexpected error
+        passes through here on its way to the outermost handler)."""
         start = time.perf_counter()
-        response = await call_next(request)
-        route = route_template(request)
-        latency.labels(request.method, route).observe(time.perf_counter() - start)
-        requests.labels(request.method, route, str(response.status_code)).inc()
-        return response
+        status = 500
+        try:
+            response = await call_next(request)
+            status = response.status_code
+            return response
+        finally:
+            route = route_template(request)
+            latency.labels(request.method, route).observe(time.perf_counter() - start)
+            requests.labels(request.method, route, str(status)).inc()
 
     return router, count
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Literal
+from datetime import UTC, datetime
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from mindstream.memory import MemoryRecord
 
@@ -20,11 +20,18 @@ class BadCursor(ValueError):
     """A cursor this service did not write."""
 
 
+def _zoned(moment: datetime | None) -> datetime | None:
+    """A date or time without a zone is UTC (`?since=2020-01-01`), as every stored time is."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)
+
+
 class MemoryPage(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    since: datetime | None = None
-    until: datetime | None = None
+    since: Annotated[datetime | None, AfterValidator(_zoned)] = None
+    until: Annotated[datetime | None, AfterValidator(_zoned)] = None
     order: Literal["newest", "oldest"] = "newest"
     cursor: str | None = None
     limit: int = 100

@@ -152,12 +152,12 @@ class Users:
         return digest(key)[:12]
 
     def who(self, key: str) -> str | None:
+        """The user a key belongs to; an unknown key reads the registry again at most once a
+        second (a key made on another replica is found), and never waits for it."""
         hashed = digest(key)
-        if hashed not in self._by_hash:
-            asked = time.monotonic()
+        if hashed not in self._by_hash and time.monotonic() - self._refreshed >= 1.0:
             with self._lock:
-                if self._refreshed <= asked:  # no read began since this key was asked for
-                    time.sleep(max(0.0, self._refreshed + 1.0 - time.monotonic()))
+                if time.monotonic() - self._refreshed >= 1.0:
                     self._refresh()
         return self._by_hash.get(hashed)
 

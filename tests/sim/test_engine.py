@@ -293,9 +293,14 @@ def test_over_a_served_model_each_agent_plans_on_its_own_thread_to_the_same_plan
         minds.concurrent = concurrent
         threads: set[str] = set()
         generate = minds.generate
+        both = threading.Event()  # the first agent waits for the second: concurrent, not fast
 
-        def spy(prompts, component, max_tokens, generate=generate, threads=threads):  # type: ignore[no-untyped-def]
+        def spy(prompts, component, max_tokens, generate=generate, threads=threads, both=both):  # type: ignore[no-untyped-def]
             threads.add(threading.current_thread().name)
+            if len([t for t in threads if t.startswith("mindstream-agent")]) >= 2:
+                both.set()
+            if threading.current_thread().name.startswith("mindstream-agent"):
+                both.wait(timeout=5)
             return generate(prompts, component, max_tokens)
 
         minds.generate = spy  # type: ignore[method-assign]

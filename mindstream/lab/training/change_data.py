@@ -180,16 +180,36 @@ def build(
     named_share: float = 0.3,
     seed: int = 0,
     hand: Path | None = HAND,
+    oversample: int = 6,
 ) -> list[Example]:
-    """Every source, shuffled."""
-    examples = [e for c in conversations for e in mined(c, embed)]
-    if hand is not None:
-        examples += hand_pairs(hand)
-    examples += template_pairs(templates, seed) if templates else []
+    """Every source, shuffled. The conversations' few replacements and restatements are
+    repeated `oversample` times, and the written pairs are shown in chat style half the
+    time, so that neither the style nor the source tells the label."""
+    rng = random.Random(seed)
+    mined_pairs = [e for c in conversations for e in mined(c, embed)]
+    examples = [e for e in mined_pairs for _ in range(oversample if e.label != OTHER else 1)]
+    written = hand_pairs(hand) if hand is not None else []
+    written += template_pairs(templates, seed) if templates else []
+    examples += [chat_style(e, rng) if rng.random() < 0.5 else e for e in written]
     names = sorted({c.user for c in conversations} | {"Caroline", "Sam", "Isabella", "Raj"})
     examples = with_names(examples, names, named_share, seed)
-    random.Random(seed).shuffle(examples)
+    rng.shuffle(examples)
     return examples
+
+
+def chat_style(example: Example, rng: random.Random) -> Example:
+    """Both statements lower case, without the final full stop, a typo now and then."""
+
+    def styled(text: str) -> str:
+        text = text.lower().rstrip(".")
+        if len(text) > 12 and rng.random() < 0.2:
+            i = rng.randrange(1, len(text) - 2)
+            text = text[:i] + text[i + 1] + text[i] + text[i + 2 :]
+        return text
+
+    return example.model_copy(
+        update={"earlier": styled(example.earlier), "later": styled(example.later)}
+    )
 
 
 def write(examples: Sequence[Example], path: Path) -> None:

@@ -29,12 +29,12 @@ TARGETS = ("query", "key", "value", "dense")
 class ChangeJudgeTraining(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    rank: int = Field(16, ge=1)
-    alpha: int = Field(32, ge=1)
-    learning_rate: float = Field(5e-4, gt=0)
-    epochs: float = Field(3.0, gt=0)
+    rank: int = Field(32, ge=1)
+    alpha: int = Field(64, ge=1)
+    learning_rate: float = Field(4e-4, gt=0)
+    epochs: float = Field(4.0, gt=0)
     batch_size: int = Field(32, ge=2)
-    max_length: int = Field(128, ge=16)
+    max_length: int = Field(96, ge=16)
     curve_points: int = Field(6, ge=1)
     seed: int = 0
 
@@ -51,6 +51,7 @@ class Measure(BaseModel):
 
 
 Progress = Callable[[int, int], None]
+Log = Callable[[dict[str, Any]], None]
 
 
 def _model(config: ChangeJudgeTraining) -> tuple[Any, Any]:
@@ -147,6 +148,7 @@ def train(
     out: Path,
     config: ChangeJudgeTraining,
     progress: Progress = lambda done, total: None,
+    log: Log = lambda point: None,
 ) -> dict[str, Any]:
     """Train, measure on `dev` as it goes, fit the temperature, write the adapter and its
     report into `out`."""
@@ -154,7 +156,6 @@ def train(
 
     torch.manual_seed(config.seed)
     model, tokenizer = _model(config)
-    order = list(range(len(examples)))
     steps = max(1, round(len(examples) * config.epochs / config.batch_size))
     optimiser = torch.optim.AdamW(
         [p for p in model.parameters() if p.requires_grad], lr=config.learning_rate
@@ -165,13 +166,12 @@ def train(
     dev_pairs = [(e.earlier, e.later) for e in dev]
     dev_labels = [e.label for e in dev]
     curve, started, losses = [], time.perf_counter(), []
-    rng, cursor = random.Random(config.seed), len(order)
+    rng = random.Random(config.seed)
+    batches: list[list[Example]] = []
     for step in range(steps):
-        if cursor + config.batch_size > len(order):
-            rng.shuffle(order)
-            cursor = 0
-        chosen = [examples[i] for i in order[cursor : cursor + config.batch_size]]
-        cursor += config.batch_size
+        if not batches:
+            batches = _batches(examples, config.batch_size, rng)
+        chosen = batches.pop()
         losses.append(_step(model, tokenizer, chosen, optimiser, config.max_length))
         schedule.step()
         progress(step + 1, steps)
@@ -185,6 +185,7 @@ def train(
                 seconds=round(time.perf_counter() - started, 1),
             )
             curve.append(point)
+            log(point)
     logits = logits_of(model, tokenizer, dev_pairs, config.max_length)
     temperature = fit_temperature(logits, dev_labels)
     out.mkdir(parents=True, exist_ok=True)
@@ -203,6 +204,22 @@ def train(
         "seconds": round(time.perf_counter() - started, 1),
         "peak_memory_mb": peak_memory_mb(),
     }
+
+
+def _batches(examples: Sequence[Example], size: int, rng: random.Random) -> list[list[Example]]:
+    """One pass in batches of like lengths (less padding), in random order."""
+    order = list(range(len(examples)))
+    rng.shuffle(order)
+    batches = []
+    for first in range(0, len(order), size * 50):
+        pool = sorted(order[first : first + size * 50], key=lambda i: _length(examples[i]))
+        batches += [[examples[i] for i in pool[k : k + size]] for k in range(0, len(pool), size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def _length(example: Example) -> int:
+    return len(example.earlier) + len(example.later)
 
 
 def _step(

@@ -39,7 +39,9 @@ def run_change_judge(
         truth_data.split("train"), embed, templates=templates, hand=hand or change_data.HAND
     )
     dev = [e for c in truth_data.split("dev") for e in change_data.mined(c, embed)]
-    config = ChangeJudgeTraining(epochs=epochs, learning_rate=learning_rate, rank=rank)
+    config = ChangeJudgeTraining(
+        epochs=epochs, learning_rate=learning_rate, rank=rank, alpha=2 * rank
+    )
     console.print(f"{len(examples)} training pairs, {len(dev)} dev pairs")
     with Progress(console=console) as progress:
         task = progress.add_task("training", total=None)
@@ -49,6 +51,10 @@ def run_change_judge(
             out,
             config,
             lambda done, total: progress.update(task, completed=done, total=total),
+            lambda point: console.print(
+                f"step {point['step']}: loss {point['loss']:.3f}, dev AUC {point['auc']:.3f}, "
+                f"P/R at 0.5 {point['precision_at']['0.5']}/{point['recall_at']['0.5']}"
+            ),
         )
     write_report(report, out)
     rows = [

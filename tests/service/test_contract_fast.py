@@ -1,0 +1,121 @@
+"""The REST contract in process, on fakes (hash embeddings, a scripted model, a fake change
+judge, an in-memory store): fast checks of what a client sees, beside the real-process tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from mindstream.compose import Parts
+from mindstream.config import load_config
+from mindstream.lm.fakes import FakeJudge, HashEmbeddings, ScriptedChatModel
+from mindstream.service.app import Service, create_app
+from mindstream.service.config import ServiceConfig
+
+ADMIN = "ms_fast_admin_key"
+
+
+def moved(earlier: str, later: str) -> float:
+    return 0.97 if "Leeds" in earlier and "York" in later else 0.0
+
+
+class Running(TestClient):
+    """The in-process app, and its service (to settle its worker, to break a part)."""
+
+    service: Service
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
+    monkeypatch.setenv("MINDSTREAM_ADMIN_KEY", ADMIN)
+    flags = {
+        "store.kind": "memory",
+        "assistant.stream.changes.min_similarity": -1.0,
+        "assistant.reflect_every_minutes": None,
+    }
+    parts = Parts(load_config(None, {}, flags)).override(
+        embedder=HashEmbeddings(),
+        model=ScriptedChatModel(default="ok"),
+        change_judge=FakeJudge(replaces=moved),
+    )
+    config = ServiceConfig(data=tmp_path / "data", rate_per_minute=60, burst=10)
+    service = Service(parts, config)
+    with Running(create_app(service), raise_server_exceptions=False) as client:
+        client.service = service
+        yield client
+
+
+def _user(app: Running, name: str) -> dict[str, str]:
+    made = app.post("/admin/users", json={"name": name}, headers=_bearer(ADMIN))
+    assert made.status_code == 201, made.text
+    return _bearer(made.json()["key"])
+
+
+def _bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def test_a_write_is_acknowledged_then_judged_and_the_decision_is_visible(app: Running) -> None:
+    me = _user(app, "maya")
+    leeds = app.post("/v1/memories", json={"text": "I live in Leeds", "importance": 5}, headers=me)
+    york = app.post("/v1/memories", json={"text": "We moved to York", "importance": 5}, headers=me)
+    assert york.json()["provenance"]["detection"] in ("pending", "done")
+    assert app.service.assistant.stream.settle(10)
+    old = app.get(f"/v1/memories/{leeds.json()['id']}", headers=me).json()
+    assert old["status"] == "superseded"
+    assert old["provenance"]["superseded_by"] == [york.json()["id"]]
+    assert old["provenance"]["how"] == "judge" and old["provenance"]["probability"] == 0.97
+    found = app.get("/v1/search", params={"q": "Leeds"}, headers=me).json()
+    assert [f["memory"]["id"] for f in found][:2] == [york.json()["id"], leeds.json()["id"]]
+
+
+def test_a_date_without_a_zone_is_utc_not_a_500(app: Running) -> None:
+    me = _user(app, "dana")
+    app.post("/v1/memories", json={"text": "a note", "importance": 5}, headers=me)
+    listed = app.get("/v1/memories", params={"since": "2020-01-01"}, headers=me)
+    assert listed.status_code == 200 and len(listed.json()) == 1
+    assert app.get("/v1/memories", params={"until": "2020-01-01"}, headers=me).json() == []
+
+
+def test_a_nul_in_a_search_is_refused_like_in_a_body(app: Running) -> None:
+    me = _user(app, "nel")
+    refused = app.get("/v1/search", params={"q": "a\x00b"}, headers=me)
+    assert refused.status_code == 422 and "U+0000" in refused.json()["error"]["message"]
+
+
+def test_the_rate_limits_body_says_what_its_header_says(app: Running) -> None:
+    me = _user(app, "rex")
+    answers = [app.get("/v1/stats", headers=me) for _ in range(14)]
+    limited = next(a for a in answers if a.status_code == 429)
+    seconds = limited.headers["Retry-After"]
+    assert limited.json()["error"]["message"] == f"rate limit: retry in {seconds} s"
+
+
+def test_guessed_keys_are_rate_limited_by_address_and_never_wait(app: Running) -> None:
+    codes = [app.get("/v1/stats", headers=_bearer(f"ms_guess_{n}")).status_code for n in range(14)]
+    assert codes[:10] == [401] * 10 and 429 in codes[10:]
+
+
+def test_a_reflection_below_its_threshold_says_why_and_can_be_forced(app: Running) -> None:
+    me = _user(app, "rae")
+    app.post("/v1/memories", json={"text": "walked the dog", "importance": 2}, headers=me)
+    answer = app.post("/v1/reflections", headers=me).json()
+    assert answer["insights"] == [] and "below the threshold: 2 of" in answer["reason"]
+    forced = app.post("/v1/reflections", params={"force": "true"}, headers=me).json()
+    assert forced["reason"] is None or "below the threshold" not in forced["reason"]
+
+
+def test_an_unexpected_error_is_a_json_500_and_counted(
+    app: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    me = _user(app, "oz")
+    stream = app.service.assistant.stream
+    monkeypatch.setattr(stream, "count", lambda owner: 1 / 0)
+    broken = app.get("/v1/search", params={"q": "x"}, headers=me)
+    assert broken.status_code == 500 and broken.json()["error"]["code"] == 500
+    metrics = app.get("/metrics", headers=_bearer(ADMIN)).text
+    assert 'route="/v1/search",status="500"' in metrics

@@ -107,3 +107,11 @@ bench: $(STAMP) haproxy engine
 
 clean-cache:
 	rm -rf $${MINDSTREAM_CACHE_DIR:-$$HOME/.cache/mindstream}
+
+# The documentation site: MkDocs Material with API pages by mkdocstrings (the `docs` extra),
+# built strict into site/ (any warning fails it). Installs only the docs packages into .venv.
+.PHONY: docs
+docs:
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet 'mkdocs-material>=9.5,<10' 'mkdocstrings[python]>=0.26,<2'
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -163,16 +164,23 @@ def mcp(
     ] = "stdio",
     port: Annotated[int, typer.Option(help="Port of the http transport (127.0.0.1).")] = 8765,
 ) -> None:
-    """Serve one user's memory as MCP tools (remember, search, forget, correct, export) to an
-    assistant such as Claude Desktop: stdio, or streamable HTTP at http://127.0.0.1:PORT/mcp.
+    """Serve one user's memory as MCP tools (remember, search, list, forget, correct, delete
+    all, chat, export) to an assistant such as Claude Desktop: stdio, or streamable HTTP at http://127.0.0.1:PORT/mcp.
     The tools call the running `mindstream serve` at --server with the user's key."""
-    from mindstream.client import ServiceClient
+    from mindstream.client import ServiceClient, ServiceError
     from mindstream.mcp_tools import memory_server
 
     if transport not in ("stdio", "http"):
         raise ValueError(f"--transport: expected stdio or http, got {transport!r}")
     client = ServiceClient(server, api_key)
-    client.stats()  # a wrong key or a stopped service fails here, in one line
+    try:
+        client.stats()  # a wrong key or a stopped service is found at once ...
+    except ServiceError as error:
+        if transport == "http":
+            raise
+        # ... but an MCP client that started this command shows only "connection closed"
+        # when it exits: it starts, and every tool answers with the error the client can show.
+        print(f"warning: {error}; every tool will answer with it", file=sys.stderr)
     tools = memory_server(client)
     if transport == "stdio":
         tools.run("stdio")

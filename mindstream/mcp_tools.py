@@ -1,5 +1,6 @@
-"""`mindstream mcp`: one user's memory as MCP tools (remember, search, forget, correct,
-export) for assistants such as Claude Desktop or an IDE, over stdio or streamable HTTP.
+"""`mindstream mcp`: one user's memory as MCP tools (remember, search, list, forget, correct,
+delete all, chat, export) for assistants such as Claude Desktop or an IDE, over stdio or
+streamable HTTP.
 
 The tools call a running `mindstream serve` with that user's API key: the service stays the
 only writer of its store, and the key decides whose memories the tools reach.
@@ -71,6 +72,32 @@ def memory_server(client: ServiceClient) -> MCPServer:
         'wrong': forget it and note the user said so; 'forget': just forget it."""
         body = {"action": action, "memory_id": memory_id, "text": text}
         return answered(lambda: dict(client.call("POST", "/v1/corrections", json=body)))
+
+    @server.tool()
+    def list_memories(
+        kind: str | None = None, status: str | None = None, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """The user's memories, newest first (filter by kind: fact, observation, dialogue,
+        plan, reflection, correction; status: active, superseded, forgotten)."""
+        params = {k: v for k, v in {"kind": kind, "status": status}.items() if v is not None}
+        params["limit"] = str(limit)
+        return answered(lambda: list(client.call("GET", "/v1/memories", params=params)))
+
+    @server.tool()
+    def delete_all_memories(confirm: bool = False) -> dict[str, Any]:
+        """Remove every memory of the user for good (not undoable): only with confirm=true."""
+        if not confirm:
+            from mcp.server.mcpserver.exceptions import ToolError
+
+            raise ToolError("delete_all_memories removes everything for good: pass confirm=true")
+        return answered(lambda: dict(client.call("DELETE", "/v1/memories")))
+
+    @server.tool()
+    def chat(message: str, session: str = "default") -> dict[str, Any]:
+        """Ask the user's own assistant, which answers from these memories (and remembers
+        what the user says in the chat)."""
+        body = {"message": message, "session": session}
+        return answered(lambda: dict(client.call("POST", "/v1/chat", json=body)))
 
     @server.tool()
     def export() -> dict[str, Any]:

@@ -20,7 +20,8 @@ from tests.service.conftest import ServiceProcess
 
 pytestmark = pytest.mark.real_model
 
-TOOLS = {"remember", "search", "forget", "correct", "export"}
+TOOLS = {"remember", "search", "list_memories", "forget", "correct", "delete_all_memories"}
+TOOLS |= {"chat", "export"}
 
 
 def _data(result: Any) -> Any:
@@ -52,7 +53,11 @@ async def _use_tools(target: Any) -> dict[str, Any]:
         )
         exported = _data(await client.call_tool("export", {}))
         refused = await client.call_tool("forget", {"memory_id": "not-a-memory"})
+        listed = _data(await client.call_tool("list_memories", {"status": "active"}))
+        unconfirmed = await client.call_tool("delete_all_memories", {})
         return {
+            "listed": listed,
+            "unconfirmed": unconfirmed,
             "names": names,
             "found": found,
             "moved": moved,
@@ -80,6 +85,32 @@ def test_mcp_tools_over_stdio_reach_one_users_memories(service: ServiceProcess) 
     statuses = {m["text"]: m["status"] for m in seen["exported"]["memories"]}
     assert statuses == {"I keep bees.": "superseded", "I gave the bees away.": "active"}
     assert seen["refused"].is_error and "404" in json.dumps(seen["refused"].model_dump())
+    assert [m["text"] for m in seen["listed"]] == ["I gave the bees away."]
+    assert seen["unconfirmed"].is_error and "confirm=true" in json.dumps(
+        seen["unconfirmed"].model_dump()
+    )
+
+
+def test_a_wrong_key_over_stdio_is_a_tool_error_the_client_can_show(
+    service: ServiceProcess,
+) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
+    launch = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mindstream", "mcp", "--server", service.url],
+        env={**os.environ, "MINDSTREAM_API_KEY": "ms_wrong", "MINDSTREAM_THREADS": "1"},
+    )
+
+    async def search() -> Any:
+        from mcp import Client
+
+        async with Client(launch) as client:
+            return await client.call_tool("search", {"query": "bees"})
+
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(asyncio.run, search()).result(timeout=300)
+    assert answer.is_error and "unknown API key" in json.dumps(answer.model_dump())
 
 
 def test_mcp_over_streamable_http_and_a_wrong_key_fails_in_one_line(
@@ -90,7 +121,11 @@ def test_mcp_over_streamable_http_and_a_wrong_key_fails_in_one_line(
     command = [sys.executable, "-m", "mindstream", "mcp", "--server", service.url]
     env = {**os.environ, "MINDSTREAM_THREADS": "1"}
     wrong = subprocess.run(
-        [*command, "--api-key", "ms_wrong"], env=env, capture_output=True, text=True, timeout=60
+        [*command, "--api-key", "ms_wrong", "--transport", "http", "--port", str(port)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert wrong.returncode != 0 and "unknown API key" in wrong.stdout + wrong.stderr
     assert "Traceback" not in wrong.stderr

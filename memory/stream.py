@@ -52,6 +52,8 @@ from mindstream.memory.scoring import Scored
 from mindstream.memory.stores.base import MemoryStore
 from mindstream.memory.transfer import prepared
 
+REQUEST_KEY = "idempotency_key"  # the metadata key a write's idempotency key is kept under
+
 
 class Written(BaseModel):
     """What a write stored, the change decisions made so far, and how many of its memories
@@ -94,6 +96,7 @@ class MemoryStream:
         self._owners: dict[str, OwnerState] = {}
         self._graph = CitationGraph()
         self._pending: dict[str, MemoryRecord] = {}
+        self._requests: dict[tuple[str, str], list[str]] = {}  # (owner, request) -> ids
         self._flushing = threading.Lock()
         for records, vectors in store.load():
             self._index(records, vectors)
@@ -198,6 +201,12 @@ class MemoryStream:
         if waiting and self.changes.judging:
             self.worker.submit([r.id for r in waiting])
 
+    def written_by(self, owner: str, request: str) -> list[MemoryRecord]:
+        """What a write with this idempotency key already stored for `owner` (in order): a
+        retried write finds its first attempt here, across restarts (the key is stored with
+        the memories, in the same put)."""
+        return [self._records[i] for i in self._requests.get((owner, request), ())]
+
     def vector_of(self, record: MemoryRecord) -> np.ndarray:
         state = self._owners[record.owner]
         return np.asarray(state.index.embeddings[state.index.row_of[record.id]], dtype=np.float32)
@@ -255,6 +264,9 @@ class MemoryStream:
         for position, record in enumerate(records):
             by_owner.setdefault(record.owner, []).append(position)
             self._records[record.id] = record
+            request = record.metadata.get(REQUEST_KEY)
+            if request is not None:
+                self._requests.setdefault((record.owner, str(request)), []).append(record.id)
             self._graph.add(record.id, record.evidence)
         for owner, positions in by_owner.items():
             state = self._owner(owner)
@@ -433,6 +445,7 @@ class MemoryStream:
         for memory_id in ids:
             self._records.pop(memory_id, None)
             self._pending.pop(memory_id, None)
+        self._requests = {k: v for k, v in self._requests.items() if k[0] != owner}
         self._graph.remove(ids)
         self._owners.pop(owner, None)
         return len(ids)

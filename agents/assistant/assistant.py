@@ -30,6 +30,7 @@ from mindstream.memory import (
     new_memory,
 )
 from mindstream.memory.statements import is_question
+from mindstream.memory.stream import REQUEST_KEY
 
 DEFAULT_SESSION = "default"
 RECALLED = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE, MemoryKind.FACT, MemoryKind.CORRECTION)
@@ -72,6 +73,10 @@ class Reply(BaseModel):
     answer_id: str
 
 
+class RequestReused(ValueError):
+    """An idempotency key sent again with another request than the first time."""
+
+
 class ReflectionBusy(RuntimeError):
     """This user's reflection is still running; a second one would repeat its insights."""
 
@@ -110,13 +115,22 @@ class Assistant:
         self._reflecting: dict[str, threading.Lock] = {}
 
     # ---- talking -------------------------------------------------------------------------
-    def chat(self, user: str, message: str, session: str = DEFAULT_SESSION) -> Reply:
+    def chat(
+        self,
+        user: str,
+        message: str,
+        session: str = DEFAULT_SESSION,
+        request: str | None = None,
+    ) -> Reply:
         """Answer from what is true now (superseded memories are shown only as what a current
         one replaced), with the recent turns of this chat session. The user's turn is stored
         in the session: a statement is a memory like any other (and may supersede an earlier
         one); a question and the answer are kept for history and provenance but never
-        recalled as facts."""
+        recalled as facts. A retry with the same `request` key gets the first answer back
+        (without the memories' scores), and nothing is stored twice."""
         with self.lock:
+            if (replay := self._replayed_chat(user, message, request)) is not None:
+                return replay
             found = self._recall(user, message, self.config.k, replaced=self.config.recall_replaced)
             shown = self.config.replaced_shown
             replaced = {m.record.id: self.stream.replaced_by(m.record, shown) for m in found}
@@ -127,13 +141,15 @@ class Assistant:
         )[0]
         answer = answer or "(no answer)"
         with self.lock:
+            if (replay := self._replayed_chat(user, message, request)) is not None:
+                return replay  # a retry that overtook this one stored it meanwhile
             question = is_question(message)
             asked = self.stream.add(
                 f"User: {message}",
                 owner=user,
                 kind=MemoryKind.DIALOGUE,
                 recall=not question,
-                metadata={"role": "user", "session": session},
+                metadata={"role": "user", "session": session, **_of(request)},
             )
             said = self.stream.add(
                 f"Assistant: {answer}",
@@ -142,7 +158,7 @@ class Assistant:
                 importance=self.config.answer_importance,
                 evidence=tuple(m.record.id for m in found),
                 recall=False,
-                metadata={"role": "assistant", "session": session},
+                metadata={"role": "assistant", "session": session, **_of(request)},
             )
         return Reply(
             answer=answer,
@@ -150,6 +166,17 @@ class Assistant:
             message_id=asked.id,
             answer_id=said.id,
         )
+
+    def _replayed_chat(self, user: str, message: str, request: str | None) -> Reply | None:
+        if request is None or not (done := self.stream.written_by(user, request)):
+            return None
+        asked, said = done[0], done[-1]
+        if asked.text != f"User: {message}" or len(done) != 2:
+            raise RequestReused(
+                f"Idempotency-Key {request!r} was used for another request; use a new key"
+            )
+        answer = said.text.removeprefix("Assistant: ")
+        return Reply(answer=answer, memories=[], message_id=asked.id, answer_id=said.id)
 
     def turns(self, user: str, session: str, last: int | None = None) -> list[MemoryRecord]:
         """The session's chat turns, oldest first (the `last` ones); turns from before
@@ -194,21 +221,50 @@ class Assistant:
 
     # ---- memories ------------------------------------------------------------------------
     def remember(
-        self, user: str, text: str, importance: float | None = None, kind: str = "fact"
+        self,
+        user: str,
+        text: str,
+        importance: float | None = None,
+        kind: str = "fact",
+        request: str | None = None,
     ) -> MemoryRecord:
-        with self.lock:
-            return self.stream.add(text, owner=user, kind=kind, importance=importance)
+        """Store one memory; with `request` (an idempotency key) a retry of the same write
+        returns what the first attempt stored and stores nothing again."""
+        return self.remember_many(user, [(text, importance, kind)], request)[0]
 
     def remember_many(
-        self, user: str, items: Sequence[tuple[str, float | None, str]]
+        self,
+        user: str,
+        items: Sequence[tuple[str, float | None, str]],
+        request: str | None = None,
     ) -> list[MemoryRecord]:
         """Several memories (text, importance, kind) in one embedding and judge batch."""
         with self.lock:
+            done = self._replayed(user, request, [text for text, _, _ in items])
+            if done is not None:
+                return done
             news = [
-                new_memory(text=text, owner=user, kind=kind, importance=importance)
+                new_memory(
+                    text=text, owner=user, kind=kind, importance=importance, metadata=_of(request)
+                )
                 for text, importance, kind in items
             ]
             return self.stream.add_many(news)
+
+    def _replayed(
+        self, user: str, request: str | None, texts: Sequence[str]
+    ) -> list[MemoryRecord] | None:
+        """What a retried write stored the first time (None: this is the first time)."""
+        if request is None:
+            return None
+        done = self.stream.written_by(user, request)
+        if not done:
+            return None
+        if [r.text for r in done] != list(texts):
+            raise RequestReused(
+                f"Idempotency-Key {request!r} was used for another request; use a new key"
+            )
+        return [self.stream.get(r.id) for r in done]
 
     def import_export(self, user: str, exported: dict[str, Any]) -> list[MemoryRecord]:
         """An export's memories into this user's empty account (this user's backup, or
@@ -257,21 +313,28 @@ class Assistant:
             and (status is None or r.status.value == status)
         ]
 
-    def correct(self, user: str, correction: Correction) -> MemoryRecord:
+    def correct(
+        self, user: str, correction: Correction, request: str | None = None
+    ) -> MemoryRecord:
         """Apply a correction; what is stored (the correction, or the superseding memory).
 
         "actually" supersedes the memory's newest version (a forgotten one is refused:
-        `MemoryStateError`); "wrong" forgets it and keeps one note citing it (asked twice,
-        the same note), a note never recalled as a fact; "forget" forgets it."""
+        `MemoryStateError`; a retry with the same `request` key returns the first
+        replacement); "wrong" forgets it and keeps one note citing it (asked twice, the same
+        note), a note never recalled as a fact; "forget" forgets it."""
         wrong = self.memory(user, correction.memory_id)
         with self.lock:
             if correction.action == "actually":
                 if not correction.text or not correction.text.strip():
                     raise ValueError("text: an 'actually' correction needs the corrected fact")
+                done = self._replayed(user, request, [correction.text])
+                if done is not None:
+                    return done[0]
                 replacement = new_memory(
                     text=correction.text,
                     owner=user,
                     kind=MemoryKind.CORRECTION,
+                    metadata=_of(request),
                 )
                 return self.stream.supersede(wrong.id, replacement)
             self.stream.forget(wrong.id)
@@ -299,8 +362,11 @@ class Assistant:
     def forget(self, user: str, memory_id: str) -> MemoryRecord:
         return self.correct(user, Correction(action="forget", memory_id=memory_id))
 
-    def supersede(self, user: str, memory_id: str, text: str) -> MemoryRecord:
-        return self.correct(user, Correction(action="actually", memory_id=memory_id, text=text))
+    def supersede(
+        self, user: str, memory_id: str, text: str, request: str | None = None
+    ) -> MemoryRecord:
+        correction = Correction(action="actually", memory_id=memory_id, text=text)
+        return self.correct(user, correction, request)
 
     # ---- reflection, export, deletion ----------------------------------------------------
     def reflect(self, user: str, force: bool = False) -> Any:
@@ -347,6 +413,11 @@ class Assistant:
             self._reflecting.pop(user, None)
             self.stream.flush()
             return self.stream.drop_owner(user)
+
+
+def _of(request: str | None) -> dict[str, str]:
+    """The metadata that marks a memory as stored by the write with this idempotency key."""
+    return {} if request is None else {REQUEST_KEY: request}
 
 
 def _exported(record: MemoryRecord) -> dict[str, Any]:

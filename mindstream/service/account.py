@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import APIRouter, Depends, Header, HTTPException
 from pydantic import Field
 
-from mindstream.service.schemas import MemoryIn, MemoryOut, Strict
+from mindstream.service.schemas import IdempotencyKey, MemoryIn, MemoryOut, Strict
 from mindstream.service.users import KeyInfo, LastKey
 
 if TYPE_CHECKING:
@@ -88,9 +88,9 @@ def _bulk_routes(service: "Service", User: Any) -> APIRouter:
     router = APIRouter()
 
     @router.post("/memories/batch")
-    def remember_many(body: BatchIn, me: User) -> list[MemoryOut]:
+    def remember_many(body: BatchIn, me: User, request: IdempotencyKey = None) -> list[MemoryOut]:
         items = [(m.text, _number(m.importance), m.kind) for m in body.memories]
-        return [MemoryOut.of(r) for r in assistant.remember_many(me, items)]
+        return [MemoryOut.of(r) for r in assistant.remember_many(me, items, request)]
 
     @router.post("/memories/forget")
     def forget_many(body: IdsIn, me: User) -> list[MemoryOut]:

@@ -20,6 +20,7 @@ from mindstream.service.schemas import (
     ChatIn,
     CorrectionIn,
     FoundOut,
+    IdempotencyKey,
     MemoryIn,
     MemoryOut,
     SupersedeIn,
@@ -43,12 +44,13 @@ def _memory_routes(router: APIRouter, service: Service, User: Any) -> None:
     assistant = service.assistant
 
     @router.post("/chat")
-    def chat(body: ChatIn, me: User) -> Reply:
-        return assistant.chat(me, body.message, body.session)
+    def chat(body: ChatIn, me: User, request: IdempotencyKey = None) -> Reply:
+        return assistant.chat(me, body.message, body.session, request)
 
     @router.post("/memories")
-    def remember(body: MemoryIn, me: User) -> MemoryOut:
-        return MemoryOut.of(assistant.remember(me, body.text, body.importance, body.kind))
+    def remember(body: MemoryIn, me: User, request: IdempotencyKey = None) -> MemoryOut:
+        added = assistant.remember(me, body.text, body.importance, body.kind, request)
+        return MemoryOut.of(added)
 
     @router.get("/memories")
     def memories(
@@ -79,9 +81,11 @@ def _memory_routes(router: APIRouter, service: Service, User: Any) -> None:
         return MemoryOut.of(assistant.forget(me, memory_id))
 
     @router.post("/memories/{memory_id}/supersede")
-    def supersede(memory_id: str, body: SupersedeIn, me: User) -> MemoryOut:
+    def supersede(
+        memory_id: str, body: SupersedeIn, me: User, request: IdempotencyKey = None
+    ) -> MemoryOut:
         """Replace the memory's newest version; a forgotten memory answers 409."""
-        return MemoryOut.of(assistant.supersede(me, memory_id, body.text))
+        return MemoryOut.of(assistant.supersede(me, memory_id, body.text, request))
 
     @router.post("/memories/{memory_id}/restore")
     def restore(memory_id: str, me: User) -> MemoryOut:
@@ -106,8 +110,8 @@ def _knowledge_routes(router: APIRouter, service: Service, User: Any) -> None:
         return [FoundOut.of(m) for m in assistant.search(me, q, k, history)]
 
     @router.post("/corrections")
-    def correct(body: CorrectionIn, me: User) -> MemoryOut:
-        return MemoryOut.of(assistant.correct(me, Correction(**body.model_dump())))
+    def correct(body: CorrectionIn, me: User, request: IdempotencyKey = None) -> MemoryOut:
+        return MemoryOut.of(assistant.correct(me, Correction(**body.model_dump()), request))
 
     @router.post("/reflections", response_model=None)
     def reflect(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Header
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 from mindstream.memory import MemoryRecord, ScoredMemory
@@ -88,3 +89,17 @@ class FoundOut(BaseModel):
             importance=found.importance,
             relevance=found.relevance,
         )
+
+
+# A write sent again with the same key (a client retrying after a 503 or a lost answer)
+# returns what the first stored, and stores nothing twice; the key is kept with the memories.
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=200,
+        pattern=r"^[\x21-\x7e]+$",
+        description="any printable key, one per logical write; send it again on a retry",
+    ),
+]

@@ -119,3 +119,36 @@ def test_an_unexpected_error_is_a_json_500_and_counted(
     assert broken.status_code == 500 and broken.json()["error"]["code"] == 500
     metrics = app.get("/metrics", headers=_bearer(ADMIN)).text
     assert 'route="/v1/search",status="500"' in metrics
+
+
+def test_a_retried_write_with_the_same_key_is_stored_once(app: Running) -> None:
+    me = _user(app, "ida")
+    body = {"text": "The locker code is 2291", "importance": 5}
+    key = {**me, "Idempotency-Key": "write-1"}
+    first = app.post("/v1/memories", json=body, headers=key)
+    again = app.post("/v1/memories", json=body, headers=key)
+    assert first.status_code == again.status_code == 200
+    assert again.json()["id"] == first.json()["id"]
+    other = app.post("/v1/memories", json={"text": "Something else", "importance": 5}, headers=key)
+    assert other.status_code == 422 and "used for another request" in other.text
+    batch = {"memories": [{"text": f"note {n}", "importance": 3} for n in range(3)]}
+    bkey = {**me, "Idempotency-Key": "batch-1"}
+    ids = [m["id"] for m in app.post("/v1/memories/batch", json=batch, headers=bkey).json()]
+    assert [m["id"] for m in app.post("/v1/memories/batch", json=batch, headers=bkey).json()] == ids
+    fixed = {
+        "text": "The locker code is 5530",
+        "memory_id": first.json()["id"],
+        "action": "actually",
+    }
+    ckey = {**me, "Idempotency-Key": "fix-1"}
+    once = app.post("/v1/corrections", json=fixed, headers=ckey).json()["id"]
+    assert app.post("/v1/corrections", json=fixed, headers=ckey).json()["id"] == once
+    assert len(app.get("/v1/memories", headers=me).json()) == 5  # 1 + 3 + 1, nothing twice
+    assert app.get("/v1/memories", headers={**me, "Idempotency-Key": "bad key"}).status_code == 200
+
+
+def test_an_idempotency_key_must_be_printable(app: Running) -> None:
+    me = _user(app, "ivo")
+    body = {"text": "x y z", "importance": 5}
+    refused = app.post("/v1/memories", json=body, headers={**me, "Idempotency-Key": "a b"})
+    assert refused.status_code == 422 and "Idempotency-Key" in refused.text

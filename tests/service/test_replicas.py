@@ -97,6 +97,10 @@ def test_three_replicas_keep_each_user_whole_through_a_crash(group: ReplicaGroup
 
     victim = next(u for u in USERS if owners[u] == 1)
     bystander = next(u for u in USERS if owners[u] == 0)
+    retried = {"text": f"{victim} wrote this once", "importance": 3}
+    with group.client(keys[victim]) as http:  # acknowledged, but the client never heard
+        once = http.post("/v1/memories", json=retried, headers={"Idempotency-Key": "k-1"})
+    acknowledged[victim].append(once.json()["id"])
     os.kill(replica["pid"], signal.SIGKILL)
     seen, others = [], []
     deadline = time.monotonic() + 180
@@ -114,6 +118,11 @@ def test_three_replicas_keep_each_user_whole_through_a_crash(group: ReplicaGroup
     assert set(others) == {200}  # the other replicas' users never noticed
     assert seen[-1][0] == 200  # it came back
     assert "served by" not in (group.data / "replica1.log").read_text()  # took its place back
+    from mindstream.client import ServiceClient  # retries after Retry-After, same key
+
+    client = ServiceClient(group.url, keys[victim])
+    again = client.call("POST", "/v1/memories", json=retried, headers={"Idempotency-Key": "k-1"})
+    assert again["id"] == once.json()["id"]  # the restarted replica stored nothing twice
     for user in USERS:
         with group.client(keys[user]) as http:
             stored = [m["id"] for m in http.get("/v1/memories", params={"limit": 50}).json()]

@@ -82,6 +82,11 @@ def serve(
     if replicas > 1:
         _serve_replicas(config.data, config.port, replicas, config.host)
         return
+    if (config.data / "replicas.json").is_file() and parts.config.store.kind != "chroma-server":
+        raise ValueError(
+            f"--data {config.data}: this folder belongs to a replica set; serve it with "
+            "`mindstream serve --replicas N` (a single process here would serve an empty store)"
+        )
     service = Service(parts, config)
     where = f"http://{config.host}:{config.port}"
     console.print(

@@ -19,7 +19,7 @@ from mindstream.service.core import Service
 from mindstream.service.errors import json_errors
 from mindstream.service.limits import BodyLimit
 from mindstream.service.memories import user_routes
-from mindstream.service.ops import mount_ops
+from mindstream.service.ops import mount_ops, store_check
 from mindstream.service.pages import mount_pages
 from mindstream.service.runs import RunViews
 
@@ -42,7 +42,7 @@ def create_app(service: Service) -> Any:
         description="A personal assistant with a long memory, per user (Bearer API key).",
         lifespan=lifespan,
     )
-    json_errors(app)
+    json_errors(app, lambda: store_problem(service))
     app.include_router(user_routes(service), prefix="/v1")
     app.include_router(account_routes(service, user_dependency(service)), prefix="/v1")
     app.include_router(admin_routes(service), prefix="/admin")
@@ -56,6 +56,15 @@ def create_app(service: Service) -> Any:
     mount_pages(app, service.runs, service.teach, user_dependency(service))
     imports = {"/v1/import": service.config.max_import_bytes}
     return BodyLimit(app, service.config.max_body_bytes, imports)
+
+
+def store_problem(service: Service) -> str | None:
+    """Why the memory store does not answer, or None when it does."""
+    try:
+        store_check(service.assistant.stream.store)
+    except Exception as error:  # whatever the store's client raises is the answer
+        return f"{type(error).__name__}: {error}"[:200]
+    return None
 
 
 def create_pages_app(runs: RunViews) -> Any:

@@ -17,7 +17,13 @@ from mindstream.service.users import UserExists
 log = logging.getLogger("mindstream.service")
 
 
-def json_errors(app: FastAPI) -> None:
+STORE_RETRY_AFTER_S = 5
+
+
+def json_errors(app: FastAPI, store_down: Callable[[], str | None] = lambda: None) -> None:
+    """`store_down` says why the store does not answer (None: it does): an unexpected error
+    while it is down is a 503 naming it, retried later, not a 500."""
+
     def reply(code: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
         return JSONResponse({"error": {"code": code, "message": message}}, code, headers)
 
@@ -39,6 +45,12 @@ def json_errors(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def internal(request: Request, error: Exception) -> JSONResponse:
+        down = store_down()
+        if down is not None:
+            log.warning("%s %s: the store is down (%s)", request.method, request.url.path, down)
+            retry = {"Retry-After": str(STORE_RETRY_AFTER_S)}
+            message = f"the memory store is unavailable ({down}): retry in {STORE_RETRY_AFTER_S} s"
+            return reply(503, message, retry)
         log.error(
             "%s %s failed: %s: %s", request.method, request.url.path, type(error).__name__, error
         )

@@ -2,8 +2,10 @@
 
 One chroma server holds every memory, the user registry and TeachMe's facts; each replica is
 the only writer for the users it owns (`shards`); HAProxy in front sends each request to the
-owner, read from the key. A replica that dies is restarted; until it is back, its users get
-503 with Retry-After from the proxy, everyone else is served as before. Ctrl-C stops it all.
+owner, read from the key. Whatever dies is restarted: a replica (until it is back, its users
+get 503 with Retry-After from the proxy, everyone else is served as before), the chroma
+server (meanwhile every replica answers 503 naming the store) or the proxy. Ctrl-C stops it
+all.
 """
 
 from __future__ import annotations
@@ -116,25 +118,33 @@ class ReplicaSet:
         unavailable.write_text(UNAVAILABLE, encoding="utf-8")
         config = self.data / "haproxy.cfg"
         config.write_text(proxy_config(self.port, self.ports, unavailable), encoding="utf-8")
-        self._spawn("proxy", [self.haproxy, "-f", str(config), "-db"], os.environ.copy())
+        self._spawn("proxy", self._proxy_command(), os.environ.copy())
         self._wait(f"http://127.0.0.1:{self.port}/health", "proxy")
         self._write_state()
 
     def restart_the_dead(self, pause: float = RESTART_PAUSE_S) -> None:
-        """A replica that exited starts again `pause` seconds later (no tight crash loop)."""
+        """Whatever exited (a replica, the chroma server, the proxy) starts again `pause`
+        seconds later, on the same port and folder (no tight crash loop). While the store is
+        down the replicas answer 503 naming it, and go on when it is back."""
         now = time.monotonic()
         for name, child in list(self.children.items()):
             if child.poll() is None:
                 continue
-            if not name.startswith("replica"):
-                raise ReplicaError(f"{name} exited with code {child.returncode}; see {self.data}")
             died = self._died.setdefault(name, now)
             if died == now:
                 print(f"{name} exited (code {child.returncode}); restarting it", flush=True)
             if now - died >= pause:
                 del self._died[name]
-                self._start_replica(int(name.removeprefix("replica")))
+                self._restart(name)
                 self._write_state()
+
+    def _restart(self, name: str) -> None:
+        if name.startswith("replica"):
+            self._start_replica(int(name.removeprefix("replica")))
+        elif name == "chroma":
+            self._spawn("chroma", self._chroma_command(), os.environ.copy())
+        else:
+            self._spawn("proxy", self._proxy_command(), os.environ.copy())
 
     def stop(self) -> None:
         for child in reversed(list(self.children.values())):
@@ -160,6 +170,9 @@ class ReplicaSet:
         folder = self.data / f"replica-{index}"
         command = [sys.executable, "-m", "mindstream", "serve", "--data", str(folder)]
         self._spawn(f"replica{index}", [*command, "--port", str(self.ports[index])], env)
+
+    def _proxy_command(self) -> list[str]:
+        return [self.haproxy, "-f", str(self.data / "haproxy.cfg"), "-db"]
 
     def _chroma_command(self) -> list[str]:
         chroma = Path(sys.executable).parent / "chroma"
@@ -196,5 +209,6 @@ class ReplicaSet:
                 {"index": i, "port": p, "pid": self.children[f"replica{i}"].pid}
                 for i, p in enumerate(self.ports)
             ],
+            "pids": {name: child.pid for name, child in self.children.items()},
         }
         (self.data / "replicas.json").write_text(json.dumps(state, indent=1), encoding="utf-8")

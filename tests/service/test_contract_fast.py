@@ -152,3 +152,36 @@ def test_an_idempotency_key_must_be_printable(app: Running) -> None:
     body = {"text": "x y z", "importance": 5}
     refused = app.post("/v1/memories", json=body, headers={**me, "Idempotency-Key": "a b"})
     assert refused.status_code == 422 and "Idempotency-Key" in refused.text
+
+
+def test_a_store_outage_is_a_503_naming_the_store_then_service_goes_on(
+    app: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    me = _user(app, "sol")
+    store = app.service.assistant.stream.store
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise ConnectionError("connection refused")
+
+    with monkeypatch.context() as outage:
+        outage.setattr(store, "put", down)
+        outage.setattr(store, "count", down, raising=False)
+        refused = app.post("/v1/memories", json={"text": "a note", "importance": 5}, headers=me)
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+        assert "memory store is unavailable" in refused.json()["error"]["message"]
+        ready = app.get("/ready")
+        assert ready.status_code == 503 and ready.json()["store"].startswith("failing")
+    assert app.get("/v1/memories", headers=me).json() == []  # nothing half-written
+    back = app.post("/v1/memories", json={"text": "a note", "importance": 5}, headers=me)
+    assert back.status_code == 200 and app.get("/ready").status_code == 200
+
+
+def test_a_plain_serve_on_a_replica_sets_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mindstream.cli import app as cli
+
+    (tmp_path / "replicas.json").write_text("{}")
+    result = CliRunner().invoke(cli, ["serve", "--data", str(tmp_path), "--port", "0"])
+    assert result.exit_code == 2 and "belongs to a replica set" in result.output
+    assert "Traceback" not in result.output

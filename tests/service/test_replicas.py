@@ -151,3 +151,38 @@ def test_a_second_process_for_a_taken_place_is_refused_in_one_line(group: Replic
         )
         assert second.returncode == 2, second.stdout + second.stderr
         assert "served by" in second.stdout + second.stderr and "Traceback" not in second.stderr
+
+
+def test_a_dead_store_server_or_proxy_is_restarted_and_the_replicas_ride_it_out(
+    group: ReplicaGroup,
+) -> None:
+    admin = group.client((group.data / "admin.key").read_text().strip())
+    key = admin.post("/admin/users", json={"name": "heal"}).json()["key"]
+    first = group.state()["pids"]
+    os.kill(first["chroma"], signal.SIGKILL)
+    answers: list[tuple[int, str]] = []
+    deadline = time.monotonic() + 180
+    with group.client(key) as http:
+        while time.monotonic() < deadline:
+            try:
+                r = http.post("/v1/memories", json={"text": "still here", "importance": 3})
+                answers.append((r.status_code, r.text))
+                if r.status_code == 200:
+                    break
+            except httpx.HTTPError:
+                answers.append((0, "no answer"))
+            time.sleep(0.5)
+    assert answers[-1][0] == 200, answers[-5:]  # served again without a restart of the replica
+    down = [text for code, text in answers if code == 503]
+    assert all("memory store is unavailable" in t or "restarting" in t for t in down), down
+    assert group.state()["pids"]["chroma"] != first["chroma"]
+    os.kill(group.state()["pids"]["proxy"], signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{group.url}/health", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    assert httpx.get(f"{group.url}/health", timeout=5).status_code == 200
+    assert group.state()["pids"]["proxy"] != first["proxy"]

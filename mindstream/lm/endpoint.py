@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SecretStr
 
 from mindstream.lm.accounting import MODEL_BUSY
 from mindstream.lm.config import ServedConfig
@@ -27,11 +27,65 @@ class Endpoint(BaseModel):
     url: str
     model: str
     config: ServedConfig = ServedConfig()
+    api_key: SecretStr | None = None  # else read from `config.api_key_env` when needed
+
+    def _key(self) -> str:
+        if self.api_key is not None:
+            return self.api_key.get_secret_value()
+        return os.environ.get(self.config.api_key_env) or "not-needed"
 
     def client(self) -> Any:
         """The shared `openai` client of this endpoint (one connection pool per process)."""
-        api_key = os.environ.get(self.config.api_key_env) or "not-needed"
-        return _client(self.url, api_key, self.config.timeout, self.config.retries)
+        return _client(self.url, self._key(), self.config.timeout, self.config.retries)
+
+    def async_client(self) -> Any:
+        """The `openai` async client (one per event loop: made per call, cheap)."""
+        from openai import AsyncOpenAI
+
+        return AsyncOpenAI(
+            base_url=self.url,
+            api_key=self._key(),
+            timeout=self.config.timeout,
+            max_retries=self.config.retries,
+        )
+
+    def stream(self, action: Callable[[Any], Any], what: str) -> Iterator[Any]:
+        """`call` for a streamed answer: the server's chunks, the in-flight slot held (and
+        errors translated) while they arrive."""
+        import openai
+
+        try:
+            with _gate(self.url, self.config.max_concurrency), MODEL_BUSY.busy():
+                yield from action(self.client())
+        except openai.OpenAIError as error:
+            raise self._translated(error, what) from None
+
+    async def acall(self, action: Callable[[Any], Awaitable[T]], what: str) -> T:
+        """`call` for async callers (no thread held while the server thinks)."""
+        import openai
+
+        try:
+            return await action(self.async_client())
+        except openai.OpenAIError as error:
+            raise self._translated(error, what) from None
+
+    def _translated(self, error: Exception, what: str) -> Exception:
+        import openai
+
+        if isinstance(error, openai.APIStatusError):
+            if error.status_code == 429 or error.status_code >= 500:
+                return ServerBusyError(
+                    f"the model server at {self.url} answered HTTP {error.status_code} to "
+                    f"{what}: {_detail(error)}"
+                )
+            return ServerRejectedError(
+                f"the model server at {self.url} refused {what} for model {self.model!r}: "
+                f"HTTP {error.status_code}: {_detail(error)}"
+            )
+        cause = error.__cause__ or error
+        return ServerUnreachableError(
+            f"cannot reach the model server at {self.url} ({_reason(cause)}); is it running?"
+        )
 
     def call(self, action: Callable[[Any], T], what: str) -> T:
         """Run one request; the `openai` client's errors become this layer's typed errors.

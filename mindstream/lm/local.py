@@ -32,6 +32,7 @@ from mindstream.lm.scoring import (
     scale_labels,
     yes_share,
 )
+from mindstream.lm.standard import check_arguments
 from mindstream.lm.structured import structured_output
 
 if TYPE_CHECKING:
@@ -306,15 +307,3 @@ def until_stop(pieces: Iterator[str], stop: Sequence[str]) -> Iterator[str]:
             held = held[len(held) - keep :]
     if held:
         yield held
-
-
-def check_arguments(model: type[BaseChatModel], given: dict[str, Any]) -> None:
-    """Refuse a constructor argument the model does not have, in one line naming it."""
-    known = set(model.model_fields)
-    known |= {f.alias for f in model.model_fields.values() if f.alias}
-    unknown = sorted(set(given) - known)
-    if unknown:
-        raise TypeError(
-            f"{model.__name__}: unknown argument {unknown[0]!r} "
-            "(standard ones: model, max_tokens, temperature, stop, timeout, max_retries)"
-        )

@@ -11,6 +11,7 @@ from langchain_tests.unit_tests import ChatModelUnitTests, EmbeddingsUnitTests
 
 from mindstream.lm.embeddings import MiniLMEmbeddings
 from mindstream.lm.local import LocalChatModel, until_stop
+from mindstream.lm.served import ServedChatModel
 
 
 class TestLocalChatModelUnit(ChatModelUnitTests):
@@ -34,6 +35,30 @@ class TestLocalChatModelUnit(ChatModelUnitTests):
     @property
     def has_structured_output(self) -> bool:
         return True
+
+
+class TestServedChatModelUnit(ChatModelUnitTests):
+    @property
+    def chat_model_class(self) -> type[ServedChatModel]:
+        return ServedChatModel
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {"model": "smollm2", "base_url": "http://127.0.0.1:9/v1"}
+
+    @property
+    def has_tool_calling(self) -> bool:
+        return False
+
+    @property
+    def has_structured_output(self) -> bool:
+        return True
+
+    @property
+    def init_from_env_params(self) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+        """As ChatOpenAI: the server and key from OPENAI_BASE_URL and OPENAI_API_KEY."""
+        env = {"OPENAI_BASE_URL": "http://127.0.0.1:8011/v1", "OPENAI_API_KEY": "sk-test"}
+        return env, {"model": "smollm2"}, {"base_url": env["OPENAI_BASE_URL"], "api_key": "sk-test"}
 
 
 class TestMiniLMEmbeddingsUnit(EmbeddingsUnitTests):
@@ -64,3 +89,14 @@ def test_a_stream_stops_at_a_stop_string_split_across_pieces() -> None:
     pieces = iter(["Hello", " wor", "ld\nUs", "er: more"])
     assert "".join(until_stop(pieces, ["\nUser:"])) == "Hello world"
     assert "".join(until_stop(iter(["a", "b"]), [])) == "ab"
+
+
+def test_a_served_model_built_from_the_environment_reaches_that_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8011/v1")
+    model = ServedChatModel(model="smollm2", max_tokens=5, timeout=7)
+    assert model.endpoint.url == "http://127.0.0.1:8011/v1" and model.endpoint.model == "smollm2"
+    assert model.endpoint.config.timeout == 7 and model._options({})["max_tokens"] == 5
+    with pytest.raises(TypeError, match=r"ServedChatModel: unknown argument 'max_length'"):
+        ServedChatModel(model="smollm2", max_length=5)

@@ -4,14 +4,19 @@ integration suites (real generations) are in tests/real/test_langchain_real.py."
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from langchain_tests.integration_tests import RetrieversIntegrationTests
 from langchain_tests.unit_tests import ChatModelUnitTests, EmbeddingsUnitTests
 
 from mindstream.lm.embeddings import MiniLMEmbeddings
+from mindstream.lm.fakes import HashEmbeddings
 from mindstream.lm.local import LocalChatModel, until_stop
 from mindstream.lm.served import ServedChatModel
+from mindstream.memory import InMemoryStore, ManualClock, MemoryStream
+from mindstream.memory.retriever import MemoryStreamRetriever
 
 
 class TestLocalChatModelUnit(ChatModelUnitTests):
@@ -100,3 +105,44 @@ def test_a_served_model_built_from_the_environment_reaches_that_server(
     assert model.endpoint.config.timeout == 7 and model._options({})["max_tokens"] == 5
     with pytest.raises(TypeError, match=r"ServedChatModel: unknown argument 'max_length'"):
         ServedChatModel(model="smollm2", max_length=5)
+
+
+class _FilledRetriever(MemoryStreamRetriever):
+    """The retriever on a stream of twelve memories (the standard suite builds it bare)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        stream = MemoryStream(InMemoryStore(), HashEmbeddings(), clock=ManualClock())
+        for n in range(12):
+            stream.add(f"garden note {n}", owner="u", importance=5, kind="fact")
+        super().__init__(memory_stream=stream, owner="u", **kwargs)
+
+
+class TestMemoryStreamRetriever(RetrieversIntegrationTests):
+    @property
+    def retriever_constructor(self) -> type[_FilledRetriever]:
+        return _FilledRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "garden"
+
+
+def test_the_retriever_filters_per_call_by_kind_status_and_time() -> None:
+    retriever = _FilledRetriever(k=5)
+    stream = retriever.memory_stream
+    later = stream.clock.now() + timedelta(days=1)
+    plan = stream.add(
+        "garden plan for spring", owner="u", importance=5, kind="plan", created_at=later
+    )
+    stream.forget(stream.records("u")[0].id)
+    assert [d.id for d in retriever.invoke("garden plan", kinds=["plan"])] == [plan.id]
+    everything = retriever.invoke("garden note 0", k=20, status="any")
+    assert len(everything) == 13 and "forgotten" in {d.metadata["status"] for d in everything}
+    assert len(retriever.invoke("garden", k=20)) == 12
+    assert [d.id for d in retriever.invoke("garden", k=20, since=later)] == [plan.id]
+    with pytest.raises(TypeError, match="unknown option 'limit'"):
+        retriever.invoke("garden", limit=3)

@@ -16,6 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from mindstream.agents.assistant.config import AssistantConfig
+from mindstream.agents.assistant.messages import Message, as_messages
 from mindstream.agents.assistant.prompting import answer_prompt
 from mindstream.agents.assistant.serialised import Serialised
 from mindstream.lm import complete_batch
@@ -118,7 +119,7 @@ class Assistant:
     def chat(
         self,
         user: str,
-        message: str,
+        message: str | Sequence[Any],
         session: str = DEFAULT_SESSION,
         request: str | None = None,
     ) -> Reply:
@@ -127,7 +128,11 @@ class Assistant:
         in the session: a statement is a memory like any other (and may supersede an earlier
         one); a question and the answer are kept for history and provenance but never
         recalled as facts. A retry with the same `request` key gets the first answer back
-        (without the memories' scores), and nothing is stored twice."""
+        (without the memories' scores), and nothing is stored twice. Given a chat (a list of
+        messages), the earlier messages are remembered first and the last, the user's, is
+        answered."""
+        if not isinstance(message, str):
+            message = self._remember_all_but_the_question(user, message)
         with self.lock:
             if (replay := self._replayed_chat(user, message, request)) is not None:
                 return replay
@@ -166,6 +171,14 @@ class Assistant:
             message_id=asked.id,
             answer_id=said.id,
         )
+
+    def _remember_all_but_the_question(self, user: str, messages: Sequence[Any]) -> str:
+        turns = as_messages(messages)
+        if turns[-1].role != "user":
+            raise ValueError(f"messages[{len(turns) - 1}].role: the last must be the user's")
+        if len(turns) > 1:
+            self.remember_chat(user, [m.model_dump() for m in turns[:-1]])
+        return turns[-1].content
 
     def _replayed_chat(self, user: str, message: str, request: str | None) -> Reply | None:
         if request is None or not (done := self.stream.written_by(user, request)):
@@ -223,14 +236,40 @@ class Assistant:
     def remember(
         self,
         user: str,
-        text: str,
+        text: str | Sequence[Any],
         importance: float | None = None,
         kind: str = "fact",
         request: str | None = None,
     ) -> MemoryRecord:
         """Store one memory; with `request` (an idempotency key) a retry of the same write
-        returns what the first attempt stored and stores nothing again."""
+        returns what the first attempt stored and stores nothing again. A chat (a list of
+        role/content messages) is stored turn by turn (`remember_chat`): the last is returned."""
+        if not isinstance(text, str):
+            return self.remember_chat(user, text, request=request)[-1]
         return self.remember_many(user, [(text, importance, kind)], request)[0]
+
+    def remember_chat(
+        self, user: str, messages: Sequence[Any], request: str | None = None
+    ) -> list[MemoryRecord]:
+        """A chat's messages as dialogue memories, in order: the user's statements recalled,
+        their questions and the assistant's turns kept for history only."""
+        turns = as_messages(messages)
+        with self.lock:
+            texts = [_turn_text(m) for m in turns]
+            done = self._replayed(user, request, texts)
+            if done is not None:
+                return done
+            news = [
+                new_memory(
+                    text=text,
+                    owner=user,
+                    kind=MemoryKind.DIALOGUE,
+                    recall=m.role == "user" and not is_question(m.content),
+                    metadata={"role": m.role, **_of(request)},
+                )
+                for m, text in zip(turns, texts, strict=True)
+            ]
+            return self.stream.add_many(news)
 
     def remember_many(
         self,
@@ -413,6 +452,10 @@ class Assistant:
             self._reflecting.pop(user, None)
             self.stream.flush()
             return self.stream.drop_owner(user)
+
+
+def _turn_text(message: Message) -> str:
+    return f"{'User' if message.role == 'user' else message.role.title()}: {message.content}"
 
 
 def _of(request: str | None) -> dict[str, str]:

@@ -13,7 +13,6 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -27,10 +26,11 @@ from mindstream.memory.changes import (
 )
 from mindstream.memory.clock import Clock, SystemClock, to_hours
 from mindstream.memory.detection import DetectionWorker
-from mindstream.memory.embedder import ArrayEmbedder, Embedder
-from mindstream.memory.errors import EmbeddingShapeError, InvalidMemoryError, MemoryNotFoundError
+from mindstream.memory.embedder import Embedder
+from mindstream.memory.errors import InvalidMemoryError, MemoryNotFoundError
 from mindstream.memory.importance import RateTexts
 from mindstream.memory.index import OwnerIndex
+from mindstream.memory.intake import Intake, records_of
 from mindstream.memory.owner import OwnerState
 from mindstream.memory.provenance import CitationGraph
 from mindstream.memory.records import (
@@ -89,6 +89,7 @@ class MemoryStream:
         self.clock = clock or SystemClock()
         self.rater = rater
         self.config = config or StreamConfig()
+        self.intake = Intake(embedder, rater, self.config)
         self.changes = ChangeDetector(judge, self.config.changes)
         self.lock = threading.RLock()  # every caller's and the detection worker's
         self.worker = DetectionWorker(self, self.changes)
@@ -139,36 +140,22 @@ class MemoryStream:
         if not items:
             return Written(records=[], decisions=[], pending=0)
         self._check_evidence(items)
-        vectors = self._embed([i.text for i in items]) if embeddings is None else embeddings
-        vectors = self._checked(np.asarray(vectors, dtype=np.float32), len(items))
-        importance = self._importance(items)
+        vectors = self.intake.vectors(items, embeddings)
+        importance = self.intake.importance(items)
         with self.lock:
-            records = self._stored(items, vectors, importance, detect)
+            records = self._stored(records_of(items, importance, self.clock.now()), vectors, detect)
             return self._detect(records, detect)
 
     def _stored(
-        self, items: Sequence[NewMemory], vectors: np.ndarray, importance: list[float], detect: bool
+        self, records: list[MemoryRecord], vectors: np.ndarray, detect: bool
     ) -> list[MemoryRecord]:
-        now = self.clock.now()
-        background = detect and self.config.changes.background
-        records = []
-        for item, value in zip(items, importance, strict=True):
-            provenance = Provenance(recall=item.recall, subject=item.subject)
-            record = MemoryRecord(
-                id=uuid4().hex,
-                owner=item.owner,
-                kind=item.kind,
-                text=item.text,
-                created_at=item.created_at or now,
-                last_accessed_at=item.created_at or now,
-                importance=value,
-                evidence=item.evidence,
-                metadata=item.metadata,
-                provenance=provenance,
-            )
-            if background and self.changes.will_judge(record):
-                record = record.model_copy(update={"provenance": _pending(provenance)})
-            records.append(record)
+        if detect and self.config.changes.background:
+            records = [
+                r.model_copy(update={"provenance": _pending(r.provenance)})
+                if self.changes.will_judge(r)
+                else r
+                for r in records
+            ]
         self.store.put(records, vectors)
         self._index(records, vectors)
         return records
@@ -213,24 +200,7 @@ class MemoryStream:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length embeddings with the stream's embedder."""
-        return self._embed(texts)
-
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        if isinstance(self.embedder, ArrayEmbedder):
-            vectors = np.asarray(self.embedder.embed_array(texts), dtype=np.float32)
-        else:
-            vectors = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.where(norms == 0, 1.0, norms)
-
-    def _checked(self, vectors: np.ndarray, count: int) -> np.ndarray:
-        expected = (count, self.config.dimension)
-        if vectors.shape != expected:
-            raise EmbeddingShapeError(
-                f"embeddings have shape {vectors.shape}, expected {expected} "
-                f"(the stream's dimension is {self.config.dimension})"
-            )
-        return vectors
+        return self.intake.embed(texts)
 
     def _check_evidence(self, items: Sequence[NewMemory]) -> None:
         for item in items:
@@ -240,24 +210,6 @@ class MemoryStream:
                     raise InvalidMemoryError(
                         f"evidence: {cited!r} is not a memory of {item.owner!r}"
                     )
-
-    def _importance(self, items: Sequence[NewMemory]) -> list[float]:
-        values = [
-            i.importance if i.importance is not None else self.config.default_importance.get(i.kind)
-            for i in items
-        ]
-        missing = [n for n, v in enumerate(values) if v is None]
-        if missing and self.rater is None:
-            raise InvalidMemoryError(
-                f"importance: missing for {items[missing[0]].text[:60]!r} "
-                "and the stream has no rater"
-            )
-        if missing and self.rater is not None:
-            for n, rating in zip(
-                missing, self.rater([items[n].text for n in missing]), strict=True
-            ):
-                values[n] = min(max(float(rating), 1.0), 10.0)
-        return [float(v) for v in values if v is not None]
 
     def _index(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
         by_owner: dict[str, list[int]] = {}
@@ -353,7 +305,7 @@ class MemoryStream:
     ) -> Scored:
         mode = mode or self.config.mode
         check_mode(mode)
-        vector = None if mode == "bm25" else self._embed([query])[0]
+        vector = None if mode == "bm25" else self.intake.embed([query])[0]
         nearest = partial(self.store.nearest, owner)
         return search(state, Query(query, vector, mode), rows, weights, k, self.config, nearest)
 

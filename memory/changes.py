@@ -42,11 +42,17 @@ from mindstream.memory.records import (
     MemoryStatus,
     ScoredMemory,
 )
-from mindstream.memory.statements import is_question, is_small_talk, like_items, speaker_of
+from mindstream.memory.statements import (
+    is_question,
+    is_small_talk,
+    like_items,
+    plan_came_true,
+    speaker_of,
+)
 
 log = logging.getLogger(__name__)
 
-Rule = Literal["judge", "subject", "like items", "other speaker"]
+Rule = Literal["judge", "subject", "like items", "other speaker", "plan came true"]
 
 
 class Neighbourhood(EditableBook, Protocol):
@@ -229,8 +235,11 @@ class ChangeDetector:
         policy = self.policy
         slot_ok = same is None or same >= policy.same_slot
         superseded = p >= policy.threshold and slot_ok
+        rule: Rule = "judge"
+        if superseded and (kept := _kept(old, new)) is not None:
+            superseded, rule = False, kept
         likely = not superseded and policy.rank_above is not None and p >= policy.rank_above
-        return _decision(old, new, p, same, similarity, "judge", superseded, likely)
+        return _decision(old, new, p, same, similarity, rule, superseded, likely)
 
     def _warn(self, error: Exception) -> None:
         if not self._warned:
@@ -276,6 +285,11 @@ def _rule(old: MemoryRecord, new: MemoryRecord) -> Rule | None:
     return None
 
 
+def _kept(old: MemoryRecord, new: MemoryRecord) -> Rule | None:
+    """A rule that keeps a pair the judge would retire (it only ranks the newer first)."""
+    return "plan came true" if plan_came_true(old.text, new.text) else None
+
+
 def _content(text: str, other: str) -> str:
     """A statement as the judge reads it: without a speaker label both statements share."""
     speaker = speaker_of(text)
@@ -312,7 +326,7 @@ def _note_closest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> Non
     doubt is visible in exports and pages."""
     best: dict[str, ChangeDecision] = {}
     for decision in decisions:
-        if decision.rule == "judge" and (
+        if decision.rule in ("judge", "plan came true") and (
             decision.new_id not in best or decision.probability > best[decision.new_id].probability
         ):
             best[decision.new_id] = decision

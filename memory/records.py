@@ -246,8 +246,12 @@ class ChangePolicy(BaseModel):
         description="a memory at least this likely (but below `threshold`) to replace an "
         "earlier one ranks right above it in retrieval, the earlier staying active (None: off)",
     )
-    candidates: int = Field(5, ge=1, description="most similar earlier memories compared")
-    min_similarity: float = Field(0.15, ge=-1.0, le=1.0, description="cosine to be compared")
+    candidates: int = Field(
+        3, ge=1, description="most similar earlier memories compared (3: chosen on the dev part)"
+    )
+    min_similarity: float = Field(
+        0.3, ge=-1.0, le=1.0, description="cosine to be compared (0.3: chosen on the dev part)"
+    )
     background: bool = Field(
         False, description="judge in the stream's background worker, after the write returns"
     )

@@ -106,6 +106,29 @@ _MARKS_A_CHANGE = re.compile(
 _IDENTIFIER = re.compile(r"[#£$€]?\b[\w-]*\d[\w:./-]*\b")
 
 
+_PLAN = re.compile(
+    r"\b(thinking (about|of)|thinkin|might|maybe|planning|plan to|going to|gonna|hoping|hope to|"
+    r"want to|wanna|would like|considering|looking (at|into)|applied|applying|waiting (for|on)|"
+    r"talking about|if i|once i|about to|next (week|month|year)|coming up|comin up|soon)\b",
+    re.IGNORECASE,
+)
+_UNDOES = re.compile(
+    r"\b(not|no longer|never|didn'?t|won'?t|cancel\w*|fell through|decided against|instead|"
+    r"actually|moved|changed|reschedul\w*|postponed|switched|scrapp?\w*|turned|anymore|no more|"
+    r"now)\b",
+    re.IGNORECASE,
+)
+
+
+def plan_came_true(earlier: str, later: str) -> bool:
+    """The earlier statement is a plan or an expectation ("thinking about selling the truck",
+    "a room is coming up at Banksia") and the later tells it happening without undoing
+    anything ("sold the truck yesterday"): the plan is not made false by coming true."""
+    return bool(_PLAN.search(without_speaker(earlier))) and not _UNDOES.search(
+        without_speaker(later)
+    )
+
+
 def is_question(text: str) -> bool:
     """'Where do I live?' and 'what is my number' are; 'I moved to York.' is not."""
     body = without_speaker(text).strip()
@@ -137,15 +160,28 @@ def shape(text: str) -> str:
 
 
 def like_items(earlier: str, later: str) -> bool:
-    """Two lines of one list ("note 4: the parcel code is P004", "note 5: ... P005"): the
-    same shape with at least two numbers or codes that differ (the item's key and its value;
-    one alone is a value moving on, "pepper is 3" / "pepper is 4"), and the later does not
-    say that something changed."""
+    """Two lines of one list ("note 4: the parcel code is P004", "note 5: ... P005"; "note:
+    parcel to Vienna (order #1052) tracking 0034...", "note: parcel to Lyon (order #1070) ..."):
+    the same shape, or the same opening words, with at least two numbers or codes each and
+    none shared (the item's key and its value differ; one alone is a value moving on, "pepper
+    is 3" / "pepper is 4"), and the later does not say that something changed."""
     first, second = without_speaker(earlier), without_speaker(later)
-    if shape(first) != shape(second):
+    if _MARKS_A_CHANGE.search(second):
         return False
-    keys = zip(
-        _IDENTIFIER.findall(first.lower()), _IDENTIFIER.findall(second.lower()), strict=False
+    ids_first = _IDENTIFIER.findall(first.lower())
+    ids_second = _IDENTIFIER.findall(second.lower())
+    if shape(first) == shape(second) and first != second:
+        return sum(a != b for a, b in zip(ids_first, ids_second, strict=False)) >= 2
+    opening = _opening(first)
+    return (
+        opening is not None
+        and opening == _opening(second)
+        and min(len(ids_first), len(ids_second)) >= 2
+        and not set(ids_first) & set(ids_second)
     )
-    differing = sum(a != b for a, b in keys)
-    return differing >= 2 and not _MARKS_A_CHANGE.search(second)
+
+
+def _opening(text: str) -> tuple[str, ...] | None:
+    """A list line's first three words ("note: parcel to"), when it has that many."""
+    words = _WORD.findall(text.lower())
+    return tuple(words[:3]) if len(words) >= 3 else None

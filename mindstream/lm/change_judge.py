@@ -29,6 +29,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from mindstream.lm import loading
+from mindstream.lm.onnx_embedder import export_bert
 
 CHANGE_JUDGE_DIR = Path(__file__).parent / "adapters" / "change_judge"
 SETTINGS = "judge_config.json"
@@ -177,24 +178,7 @@ def quantize(source: Path, target: Path) -> None:
 
 
 def export(model: Any, path: Path) -> None:
-    import warnings
-
-    import torch
-
-    example = torch.tensor([[101, 7592, 102, 7592, 102]])
-    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            _Logits(model),
-            (example, torch.ones_like(example), torch.zeros_like(example)),
-            str(path),
-            input_names=list(_INPUTS),
-            output_names=["logits"],
-            dynamic_axes={**axes, "logits": {0: "batch"}},
-            opset_version=17,
-            dynamo=False,
-        )
+    export_bert(_Logits(model), path, "logits")
 
 
 def _Logits(model: Any) -> Any:

@@ -32,7 +32,7 @@ from mindstream.lm.scoring import (
     scale_labels,
     yes_share,
 )
-from mindstream.lm.standard import check_arguments
+from mindstream.lm.standard import check_arguments, ls_params
 from mindstream.lm.structured import structured_output
 
 if TYPE_CHECKING:
@@ -86,14 +86,8 @@ class LocalChatModel(BaseChatModel):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         settings = self._settings(kwargs)
-        return LangSmithParams(
-            ls_provider="mindstream",
-            ls_model_name=str(kwargs.get("model") or self.source),
-            ls_model_type="chat",
-            ls_temperature=settings.temperature,
-            ls_max_tokens=settings.max_new_tokens,
-            ls_stop=stop or self.stop or None,
-        )
+        limits = (settings.temperature, settings.max_new_tokens, stop or self.stop)
+        return ls_params("mindstream", self.source, kwargs, *limits)
 
     def _settings(self, overrides: dict[str, Any]) -> LocalModelConfig:
         """The generation settings of one call: the call's, then the model's standard

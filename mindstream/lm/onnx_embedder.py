@@ -53,8 +53,6 @@ def cached_onnx(model_dir: Path, cache_dir: Path) -> Path:
 
 
 def _export(model_dir: Path, path: Path) -> None:
-    import warnings
-
     import torch
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
@@ -75,19 +73,29 @@ def _export(model_dir: Path, path: Path) -> None:
             return torch.nn.functional.normalize(mean, dim=-1)
 
     model = Pooled(AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval())
-    example = torch.tensor([[101, 7592, 102]])
+    export_bert(model, path, "embedding")
+
+
+def export_bert(module: Any, path: Path, output: str) -> None:
+    """A BERT-shaped module (ids, mask, token types -> one output per text) as an onnxruntime
+    graph with dynamic batch and length."""
+    import warnings
+
+    import torch
+
+    example = torch.tensor([[101, 7592, 102, 7592, 102]])
     axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS}
     with torch.no_grad(), warnings.catch_warnings():
         # The tracer warns that shape checks become constants; BERT's are batch-independent
         # (tests compare padded batches of mixed lengths with sentence-transformers).
         warnings.simplefilter("ignore")
         torch.onnx.export(
-            model,
+            module,
             (example, torch.ones_like(example), torch.zeros_like(example)),
             str(path),
             input_names=list(_INPUTS),
-            output_names=["embedding"],
-            dynamic_axes={**axes, "embedding": {0: "batch"}},
+            output_names=[output],
+            dynamic_axes={**axes, output: {0: "batch"}},
             opset_version=17,
             dynamo=False,
         )

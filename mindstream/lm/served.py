@@ -27,7 +27,7 @@ from mindstream.lm.endpoint import Endpoint
 from mindstream.lm.prompts import PREFILL_INSTRUCTION
 from mindstream.lm.served_likelihood import Tokens
 from mindstream.lm.served_scorer import probe
-from mindstream.lm.standard import check_arguments
+from mindstream.lm.standard import check_arguments, ls_params
 from mindstream.lm.structured import structured_output
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system"}
@@ -93,14 +93,8 @@ class ServedChatModel(BaseChatModel):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         options = self._options(kwargs)
-        return LangSmithParams(
-            ls_provider="openai-compatible",
-            ls_model_name=str(kwargs.get("model") or self.endpoint.model),
-            ls_model_type="chat",
-            ls_temperature=options.get("temperature"),
-            ls_max_tokens=options.get("max_tokens"),
-            ls_stop=stop or self.stop or None,
-        )
+        limits = (options.get("temperature"), options.get("max_tokens"), stop or self.stop)
+        return ls_params("openai-compatible", self.endpoint.model, kwargs, *limits)
 
     def with_structured_output(
         self, schema: Any, *, include_raw: bool = False, **kwargs: Any

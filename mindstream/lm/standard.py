@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.chat_models import LangSmithParams
 
 
 def check_arguments(model: type[BaseChatModel], given: dict[str, Any]) -> None:
@@ -17,3 +18,22 @@ def check_arguments(model: type[BaseChatModel], given: dict[str, Any]) -> None:
             f"{model.__name__}: unknown argument {unknown[0]!r} "
             "(standard ones: model, max_tokens, temperature, stop, timeout, max_retries)"
         )
+
+
+def ls_params(
+    provider: str,
+    model: str,
+    kwargs: dict[str, Any],
+    temperature: float | None,
+    max_tokens: int | None,
+    stop: list[str] | None,
+) -> LangSmithParams:
+    """What tracing records of a call: the model (a per-call `model=` wins) and its settings."""
+    return LangSmithParams(
+        ls_provider=provider,
+        ls_model_name=str(kwargs.get("model") or model),
+        ls_model_type="chat",
+        ls_temperature=temperature,
+        ls_max_tokens=max_tokens,
+        ls_stop=stop or None,
+    )

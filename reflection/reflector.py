@@ -100,6 +100,8 @@ class Reflector:
     def _reflect_on(self, owner: str, recent: list[MemoryRecord]) -> ReflectionResult:
         reply = self._ask_batch([_questions_prompt(_numbered(recent), self.config.questions)])[0]
         questions = parse_questions(reply, self.config.questions, echo_of=FOCAL_QUESTIONS.template)
+        given = _words(" ".join([owner, *(r.text for r in recent)]))
+        questions = [q for q in questions if not _names_the_example(q, given)]
         if not questions:
             log.warning("reflection for %s: no usable question in %r", owner, reply[:200])
             return ReflectionResult(owner=owner, questions=[], insights=[], dropped=[reply[:200]])
@@ -165,6 +167,8 @@ class Reflector:
                     dropped.append(f"duplicate: {insight.text[:80]}")
                 elif _echoes_example(insight.text, given):
                     dropped.append(f"the prompt's example: {insight.text[:80]}")
+                elif _copies_a_memory(insight.text, owner, evidence):
+                    dropped.append(f"a copy of a memory, not an insight: {insight.text[:80]}")
                 elif not cited:
                     dropped.append(f"citations do not support it: {insight.text[:80]}")
                 else:
@@ -219,11 +223,25 @@ def _echoes_example(text: str, given: set[str]) -> bool:
     return len((_words(text) & _EXAMPLE_WORDS) - given) >= 3
 
 
+def _names_the_example(question: str, given: set[str]) -> bool:
+    """A question about the worked example's people ("What is Klaus passionate about?") when
+    none of the statements names them: the small model copied the example."""
+    return bool((_words(question) & _EXAMPLE_NAMES) - given)
+
+
+def _copies_a_memory(text: str, owner: str, evidence: list[MemoryRecord]) -> bool:
+    """Every word of the insight (the owner's name aside) is in one memory it was given: it
+    says nothing that memory does not ("Maya walked the dog" from "I walked the dog")."""
+    said = _words(text) - _words(owner)
+    return any(said <= _words(r.text) for r in evidence)
+
+
 def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4}
 
 
 _EXAMPLE_WORDS = _words(f"{EXAMPLE_STATEMENTS} {EXAMPLE_INSIGHTS}") - _words(EXAMPLE_OWNER)
+_EXAMPLE_NAMES = _words(f"{EXAMPLE_OWNER} Maria Hobbs")
 
 
 def _normal(text: str) -> str:

@@ -124,9 +124,34 @@ def test_the_prompts_example_insight_under_another_name_is_dropped() -> None:
     copy = "1. Hailey is dedicated to her research on gentrification (because of 1, 2)"
     own = "2. Hailey earns a living from her paintings (because of 1, 2)"
     config = ReflectionConfig(min_evidence_similarity=None)
-    result = Reflector(stream, _model(f"{copy}\n{own}"), config).reflect("hailey", force=True)
+    model = ScriptedChatModel(
+        rules={
+            "high-level questions": "1. What is Klaus dedicated to?\n2. What does Hailey make?",
+            "high-level insights": f"{copy}\n{own}",
+        }
+    )
+    result = Reflector(stream, model, config).reflect("hailey", force=True)
+    assert result.questions == ["What does Hailey make?"]  # not the example's Klaus
     assert [i.record.text for i in result.insights] == ["Hailey earns a living from her paintings"]
     assert any(d.startswith("the prompt's example") for d in result.dropped)
+
+
+def test_an_insight_that_only_repeats_a_memory_is_dropped() -> None:
+    stream = _stream()
+    for text in ["I walked the dog along the river", "I fed the dog at seven"]:
+        stream.add(text, owner="maya", importance=10)
+    copied = "1. Maya walked the dog along the river (because of 1)"
+    new = "2. Maya cares for her dog every day (because of 1, 2)"
+    model = ScriptedChatModel(
+        rules={
+            "high-level questions": "1. How does Maya care for her dog?",
+            "high-level insights": f"{copied}\n{new}",
+        }
+    )
+    config = ReflectionConfig(min_evidence_similarity=None)
+    result = Reflector(stream, model, config).reflect("maya", force=True)
+    assert [i.record.text for i in result.insights] == ["Maya cares for her dog every day"]
+    assert any(d.startswith("a copy of a memory") for d in result.dropped)
 
 
 def test_citations_that_do_not_support_the_insight_are_removed() -> None:

@@ -95,12 +95,13 @@ def run(
     else:
         loaded = load_scenario(scenario)
         check_inputs(loaded, [p for p, _ in events], [a for a, _ in whispers])
+        ticks_for(hours, loaded.tick_minutes)  # refused before the run folder is made
         engine = start_run(loaded, out, parts.run_parts(batched=batched))
     for place, state in events:
         engine.inject(place, state)
     for agent, text in whispers:
         engine.whisper(agent, text)
-    ticks = max(round(hours * 60 / engine.clock.tick_minutes), 1)
+    ticks = ticks_for(hours, engine.clock.tick_minutes)
     server = _serve_live(engine, out, parts, port) if serve else None
     _advance(engine, ticks)
     summary = summarize(engine, parts.config.model.spec, interviews=interviews)
@@ -114,6 +115,25 @@ def run(
     if server is not None:
         console.print("the run is finished; its page stays up until Ctrl-C")
         server.wait()
+
+
+def ticks_for(hours: float, tick_minutes: int) -> int:
+    """The ticks `hours` make, to the nearest; less than one tick is refused in one line
+    (`--hours 0.01` ran a 10-minute tick without a word), and a rounded count is said."""
+    ticks = hours * 60 / tick_minutes
+    if ticks < 1 - 1e-6:
+        raise ValueError(
+            f"--hours {hours:g} is less than one {tick_minutes}-minute tick "
+            f"(at least {tick_minutes / 60:.3g})"
+        )
+    whole = round(ticks)
+    if abs(ticks - whole) > 1e-6:
+        console.print(
+            f"--hours {hours:g} is {ticks:.2f} ticks of {tick_minutes} minutes: running {whole} "
+            f"({whole * tick_minutes / 60:.3g} sim-hours)",
+            highlight=False,
+        )
+    return whole
 
 
 def check_hours(hours: float) -> None:

@@ -109,3 +109,15 @@ def test_hours_that_are_not_a_finite_stay_leave_no_run_folder(hours: str, tmp_pa
     assert result.exit_code == 2, result.output
     assert "--hours must be above 0 and at most 168" in result.output
     assert "Traceback" not in result.output and not out.exists()
+
+
+def test_less_than_a_tick_is_refused_and_a_part_of_one_is_said(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from mindstream.cli_sim import ticks_for
+
+    assert ticks_for(2, 10) == 12 and ticks_for(0.5, 10) == 3
+    with pytest.raises(ValueError, match=r"--hours 0.01 is less than one 10-minute tick"):
+        ticks_for(0.01, 10)
+    assert ticks_for(0.34, 10) == 2
+    assert "running 2 (0.333 sim-hours)" in capsys.readouterr().out

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from mindstream.agents.generative.config import AgentConfig
 from mindstream.agents.generative.persona import Persona
 from mindstream.agents.generative.plan import Plan, PlanStep
+from mindstream.agents.generative.text import progressive
 from mindstream.memory import MemoryKind, MemoryStream, NewMemory, new_memory
 
 # A whisper is the user speaking to the agent directly: it ranks near the top of what the agent
@@ -140,7 +141,7 @@ class GenerativeAgent:
         if self.busy_until and moment < self.busy_until:
             return "having a conversation"
         step = self.doing(moment)
-        return step.activity if step else "idle"
+        return progressive(step.activity) if step else "idle"
 
     def available(self, moment: datetime) -> bool:
         return not (self.busy_until and moment < self.busy_until)

@@ -81,10 +81,13 @@ def activity(text: str, max_words: int = 12) -> str:
     return phrase[:1].lower() + phrase[1:]
 
 
-# "He plans to", "she will", "I'm going to": the model narrating instead of listing.
+# "He plans to", "she will", "I'm going to": the model narrating instead of listing; "you
+# should", "remember to": an inner voice's instruction (its deed is what follows).
 _NARRATION = re.compile(
     r"^(?:(?:he|she|they|i|we)\s+(?:plans?|wants?|intends?|will|would like|is going|"
-    r"are going|am going)\s+(?:to\s+)?|i'm going to\s+|(?:then|next|later|now),?\s+)",
+    r"are going|am going)\s+(?:to\s+)?|i'm going to\s+|(?:then|next|later|now),?\s+|"
+    r"(?:you\s+(?:should|must|need to|have to|ought to)|remember to|make sure to|"
+    r"don'?t forget to|try to)\s+)",
     re.IGNORECASE,
 )
 # "... from 7:00 am to", "... from 1:00", "... from": a time range the step already has.
@@ -114,6 +117,138 @@ def _only_names(phrase: str) -> bool:
 
 
 _SMALL_WORDS = {"and", "of", "the", "at", "in", "on", "&"}
+
+
+def progressive(phrase: str) -> str:
+    """What someone is doing, said as "X is ...": "go to class" -> "going to class", "ask
+    John for his vote" -> "asking John for his vote"; a phrase that does not start with a
+    known verb stays as it is ("idle", "breakfast at home")."""
+    first, _, rest = phrase.partition(" ")
+    verb = first.lower()
+    if verb.endswith("ing") or verb not in _VERBS:
+        return phrase
+    if verb in _IRREGULAR:
+        doing = _IRREGULAR[verb]
+    elif verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        doing = verb[:-1] + "ing"
+    elif verb in _DOUBLES:
+        doing = verb + verb[-1] + "ing"
+    else:
+        doing = verb + "ing"
+    return f"{doing} {rest}".strip()
+
+
+_VERBS = set(
+    [
+        "go",
+        "have",
+        "eat",
+        "make",
+        "cook",
+        "ask",
+        "talk",
+        "work",
+        "read",
+        "write",
+        "paint",
+        "walk",
+        "run",
+        "sleep",
+        "watch",
+        "take",
+        "visit",
+        "meet",
+        "buy",
+        "shop",
+        "play",
+        "study",
+        "teach",
+        "prepare",
+        "clean",
+        "open",
+        "close",
+        "check",
+        "call",
+        "help",
+        "attend",
+        "practice",
+        "drive",
+        "leave",
+        "return",
+        "get",
+        "wake",
+        "shower",
+        "brush",
+        "dress",
+        "plan",
+        "finish",
+        "start",
+        "sell",
+        "serve",
+        "water",
+        "feed",
+        "chat",
+        "rest",
+        "relax",
+        "listen",
+        "sing",
+        "draw",
+        "browse",
+        "exercise",
+        "jog",
+        "swim",
+        "bake",
+        "wash",
+        "sit",
+        "stay",
+        "head",
+        "spend",
+        "catch",
+        "pick",
+        "grab",
+        "review",
+        "research",
+        "discuss",
+        "organise",
+        "organize",
+        "invite",
+        "tell",
+        "share",
+        "greet",
+        "look",
+        "think",
+        "answer",
+        "vote",
+        "campaign",
+        "brew",
+        "set",
+        "tidy",
+        "host",
+        "decorate",
+        "put",
+        "out",
+        "extinguish",
+        "turn",
+        "fix",
+        "repair",
+        "order",
+        "pay",
+        "deliver",
+        "bring",
+        "send",
+        "hang",
+        "stop",
+        "sweep",
+        "mop",
+        "lock",
+        "unlock",
+        "grade",
+        "sketch",
+        "write",
+    ]
+)
+_IRREGULAR = {"lie": "lying", "die": "dying", "be": "being", "see": "seeing"}
+_DOUBLES = {"run", "swim", "shop", "sit", "get", "put", "stop", "plan", "chat", "jog", "set"}
 
 
 def has_words(text: str) -> bool:

@@ -11,7 +11,7 @@ from mindstream.agents.generative import GenerativeAgent, Minds
 from mindstream.agents.generative.persona import Persona
 from mindstream.agents.generative.plan import DAY, HOUR, PlanStep
 from mindstream.agents.generative.planning import decompose
-from mindstream.agents.generative.text import activity
+from mindstream.agents.generative.text import activity, progressive
 from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
 from mindstream.memory import InMemoryStore, MemoryStream
 
@@ -83,3 +83,26 @@ def test_an_hour_listed_as_a_description_keeps_the_broad_step() -> None:
     decompose([agent], minds, NINE)
     hours = [s.activity for s in agent.plan.steps if s.level == HOUR]
     assert hours == ["buy paints", "paint in the studio", "paint in the studio"]
+
+
+@pytest.mark.parametrize(
+    ("step", "seen"),
+    [
+        ("go to class", "going to class"),  # "Klaus Mueller is go to class"
+        ("have breakfast at home", "having breakfast at home"),
+        ("write a chapter", "writing a chapter"),
+        ("shop for groceries", "shopping for groceries"),
+        ("breakfast at home", "breakfast at home"),  # no verb to put in -ing
+        ("painting a mural", "painting a mural"),
+    ],
+)
+def test_what_others_see_an_agent_doing_reads_as_x_is_doing(step: str, seen: str) -> None:
+    assert progressive(step) == seen
+
+
+def test_an_inner_voice_becomes_the_deed_not_the_instruction() -> None:
+    """A whisper ("you should ask John Lin for his vote") was shown to others as "Sam Moore is
+    you should ask John Lin for his vote": a private instruction in another agent's memory."""
+    deed = activity("you should ask John Lin for his vote")
+    assert deed == "ask John Lin for his vote"
+    assert progressive(deed) == "asking John Lin for his vote"

@@ -18,85 +18,18 @@ _ASKS = re.compile(
 # not a note's label ("Note:", "Remember:").
 _SPEAKER = re.compile(r"^\s*((?:[A-Z][a-zA-Z.'’-]*\s?){1,3}):\s+(?=\S)")
 _LABELS = frozenset(
-    [
-        "note",
-        "notes",
-        "remember",
-        "reminder",
-        "todo",
-        "to-do",
-        "update",
-        "ps",
-        "fyi",
-        "edit",
-        "btw",
-        "re",
-        "nb",
-    ]
+    (  # noqa: SIM905 (a word list reads best as words)
+        "note notes remember reminder todo to-do update ps fyi edit btw re nb"
+    ).split()
 )
 _WORD = re.compile(r"[a-z0-9']+")
 _SMALL_TALK = frozenset(
-    [
-        "hi",
-        "hey",
-        "hello",
-        "hiya",
-        "yo",
-        "morning",
-        "evening",
-        "night",
-        "thanks",
-        "thank",
-        "thx",
-        "ty",
-        "cheers",
-        "ok",
-        "okay",
-        "k",
-        "kk",
-        "cool",
-        "great",
-        "nice",
-        "lol",
-        "lmao",
-        "haha",
-        "hahaha",
-        "yes",
-        "yeah",
-        "yep",
-        "yup",
-        "no",
-        "nope",
-        "nah",
-        "sure",
-        "bye",
-        "goodbye",
-        "cya",
-        "later",
-        "good",
-        "awesome",
-        "perfect",
-        "wow",
-        "omg",
-        "oh",
-        "ah",
-        "hmm",
-        "right",
-        "alright",
-        "you",
-        "u",
-        "so",
-        "much",
-        "lot",
-        "very",
-        "again",
-        "that's",
-        "sounds",
-        "see",
-        "amazing",
-        "np",
-        "welcome",
-    ]
+    (  # noqa: SIM905 (a word list reads best as words)
+        "hi hey hello hiya yo morning evening night thanks thank thx ty cheers ok okay k kk "
+        "cool great nice lol lmao haha hahaha yes yeah yep yup no nope nah sure bye goodbye "
+        "cya later good awesome perfect wow omg oh ah hmm right alright you u so much lot "
+        "very again that's sounds see amazing np welcome"
+    ).split()
 )
 _MARKS_A_CHANGE = re.compile(
     r"\b(now|no longer|not anymore|any ?more|changed?|changing|new|instead|actually|updated?|"

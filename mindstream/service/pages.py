@@ -8,6 +8,7 @@ CDN); the pages read the typed JSON routes below.
 import asyncio
 import html
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -75,8 +76,12 @@ def _run_routes(runs: RunViews) -> APIRouter:
         return StreamingResponse(_follow(runs, run, after), media_type="text/event-stream")
 
     @router.get("/api/runs/{run}/agents/{agent}")
-    def mind(run: str, agent: str) -> Mind:
-        return runs.mind(run, agent)
+    def mind(
+        run: str,
+        agent: str,
+        until: Annotated[datetime | None, Query(description="the replay's time")] = None,
+    ) -> Mind:
+        return runs.mind(run, agent, until=until)
 
     @router.get("/api/runs/{run}/agents/{agent}/recall")
     def recall(
@@ -84,8 +89,9 @@ def _run_routes(runs: RunViews) -> APIRouter:
         agent: str,
         q: Annotated[str, Query(min_length=1, max_length=500)],
         k: Annotated[int, Query(ge=1, le=50)] = 8,
+        until: Annotated[datetime | None, Query(description="the replay's time")] = None,
     ) -> list[FoundOut]:
-        return runs.recall(run, agent, q, k)
+        return runs.recall(run, agent, q, k, until=until)
 
     return router
 

@@ -118,13 +118,16 @@ class RunViews:
     def events_after(self, name: str, count: int) -> list[Event]:
         return read_events(self.folder(name) / "events.jsonl")[count:]
 
-    def mind(self, name: str, agent: str, recent: int = 12) -> Mind:
+    def mind(
+        self, name: str, agent: str, recent: int = 12, until: datetime | None = None
+    ) -> Mind:
+        """What the agent had in mind at the replay's time `until` (default: the run's end)."""
         plan = self._plan(self.folder(name), agent)
         try:
             stream = self.stream(name)
         except StoreBusyError as error:
             return Mind(agent=agent, plan=plan, recent=[], reflections=[], note=str(error))
-        everything = stream.records(agent)
+        everything = [r for r in stream.records(agent) if until is None or r.created_at <= until]
         records = [r for r in everything if r.status.value == "active"]
         if not records and agent not in self.overview(name).agents:
             raise RunNotFound(f"no agent {agent!r} in run {name!r}")
@@ -142,10 +145,14 @@ class RunViews:
             replaced=_replaced(stream, everything)[:recent],
         )
 
-    def recall(self, name: str, agent: str, query: str, k: int = 8) -> list[FoundOut]:
+    def recall(
+        self, name: str, agent: str, query: str, k: int = 8, until: datetime | None = None
+    ) -> list[FoundOut]:
+        """What the agent would recall at `until` (default: the run's end), of what it had
+        by then."""
         stream = self.stream(name)
-        moment = self._now(self.folder(name))
-        found = stream.retrieve(query, k, owner=agent, now=moment, touch=False)
+        moment = until or self._now(self.folder(name))
+        found = stream.retrieve(query, k, owner=agent, now=moment, until=until, touch=False)
         return [FoundOut.of(m) for m in found]
 
     def stream(self, name: str) -> MemoryStream:

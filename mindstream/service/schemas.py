@@ -79,6 +79,7 @@ class FoundOut(BaseModel):
     recency: float
     importance: float
     relevance: float
+    recency_raw: float = 0.0
 
     @classmethod
     def of(cls, found: ScoredMemory) -> FoundOut:
@@ -88,6 +89,7 @@ class FoundOut(BaseModel):
             recency=found.recency,
             importance=found.importance,
             relevance=found.relevance,
+            recency_raw=found.recency_raw,
         )
 
 

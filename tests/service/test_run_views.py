@@ -65,3 +65,17 @@ def test_sim_report_rebuilds_a_run_and_leaves_its_store_free(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     assert (run / "report.md").read_text().startswith("# ")
     assert _free(run / "memory")
+
+
+def test_the_mind_panel_follows_the_replays_time(tmp_path: Path) -> None:
+    """At tick 1 the panel showed memories of 16:00: what the agent had in mind is what it
+    had by the replay's time."""
+    views = _views(tmp_path)
+    everything = views.mind("town", "Isabella Rodriguez", recent=1000).recent
+    times = sorted({m.created_at for m in everything})
+    assert len(times) > 1
+    early = views.mind("town", "Isabella Rodriguez", recent=1000, until=times[0]).recent
+    assert early and all(m.created_at <= times[0] for m in early)
+    assert len(early) < len(everything)
+    found = views.recall("town", "Isabella Rodriguez", "the party", until=times[0])
+    assert found and all(f.memory.created_at <= times[0] for f in found)

@@ -108,7 +108,9 @@ async function openMind(name) {
   const panel = $("mind");
   panel.replaceChildren(el("h2", {}, name), el("p", { class: "muted" }, "loading…"));
   try {
-    const mind = await api(`/api/runs/${encodeURIComponent(run)}/agents/${encodeURIComponent(name)}`);
+    const until = tickTime(state.current);
+    const at = until ? `until=${encodeURIComponent(until)}` : "";
+    const mind = await api(`/api/runs/${encodeURIComponent(run)}/agents/${encodeURIComponent(name)}?${at}`);
     const reflections = mind.reflections.length ? el("ul", { class: "reflections" }, mind.reflections.map((r) =>
       el("li", { class: "reflection" }, el("details", {}, el("summary", {}, r.memory.text),
         el("div", { class: "doing" }, "evidence:"), el("ul", { class: "evidence" }, r.evidence.map(memoryItem))))))
@@ -117,7 +119,7 @@ async function openMind(name) {
     const results = el("div");
     const form = el("form", { class: "row", onsubmit: async (event) => {
       event.preventDefault();
-      try { results.replaceChildren(recallTable(await api(`/api/runs/${encodeURIComponent(run)}/agents/${encodeURIComponent(name)}/recall?q=${encodeURIComponent(query.value)}`))); }
+      try { results.replaceChildren(recallTable(await api(`/api/runs/${encodeURIComponent(run)}/agents/${encodeURIComponent(name)}/recall?q=${encodeURIComponent(query.value)}&${at}`))); }
       catch (error) { results.replaceChildren(el("p", { class: "error" }, error.message)); }
     } }, query, el("button", { type: "submit" }, "Recall"));
     panel.replaceChildren(...[el("h2", {}, name), mind.note ? el("p", { class: "muted" }, mind.note) : null,
@@ -130,10 +132,18 @@ async function openMind(name) {
   } catch (error) { panel.replaceChildren(el("h2", {}, name), el("p", { class: "error" }, error.message)); }
 }
 
+// recency is shown as decay^hours since the memory was last recalled (before min-max scaling,
+// which makes a column 0.50 for all when every memory was last recalled at the same tick)
 function recallTable(found) {
-  const head = el("tr", {}, ["memory", "score", "rec", "imp", "rel"].map((h) => el("th", {}, h)));
+  const head = el("tr", {}, ["memory", "score", "recency", "imp", "rel"].map((h) => el("th", {}, h)));
   return el("table", { class: "recall" }, head, found.map((f) => el("tr", {}, el("td", {}, f.memory.text),
-    [f.score, f.recency, f.importance, f.relevance].map((x) => el("td", {}, x.toFixed(2))))));
+    [f.score, f.recency_raw, f.importance, f.relevance].map((x, n) => el("td", {}, x.toFixed(n === 1 ? 3 : 2))))));
+}
+
+// The replay's time at a tick (an event's time, with its zone), or "" before the first.
+function tickTime(tick) {
+  const event = state.events.find((e) => e.tick === tick);
+  return event ? event.time : "";
 }
 
 function setTick(tick) {

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from mindstream.compose import Parts
 from mindstream.config import load_config
-from mindstream.lm.fakes import FakeJudge, HashEmbeddings, ScriptedChatModel
+from mindstream.lm.fakes import FakeJudge, FakeScorer, HashEmbeddings, ScriptedChatModel
 from mindstream.service.app import Service, create_app
 from mindstream.service.config import ServiceConfig
 
@@ -40,6 +40,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
     parts = Parts(load_config(None, {}, flags)).override(
         embedder=HashEmbeddings(),
         model=ScriptedChatModel(default="ok"),
+        scorer=FakeScorer(),
         change_judge=FakeJudge(replaces=moved),
     )
     config = ServiceConfig(data=tmp_path / "data", rate_per_minute=60, burst=10)
@@ -195,3 +196,36 @@ def test_the_api_pages_work_offline_and_the_openapi_names_the_bearer_key(app: Ru
     schema = app.get("/openapi.json").json()
     assert schema["components"]["securitySchemes"]["apiKey"]["scheme"] == "bearer"
     assert schema["security"] == [{"apiKey": []}]
+
+
+def test_the_typed_clients_reach_every_route_sync_and_async(app: Running) -> None:
+    import asyncio
+
+    import httpx
+
+    from mindstream.api_client import AsyncClient, Client, ServiceError
+    from mindstream.service.schemas import FoundOut, MemoryOut
+
+    key = _user(app, "tia")["Authorization"].removeprefix("Bearer ")
+    client = Client("http://testserver", key, http=app)
+    added = client.remember("I live in Leeds", importance=5)
+    assert isinstance(added, MemoryOut) and added.text == "I live in Leeds"
+    [york] = client.remember_many([{"text": "We moved to York", "importance": 5}])
+    assert app.service.assistant.stream.settle(10)
+    found = client.search("Leeds", k=3)
+    assert isinstance(found[0], FoundOut) and found[0].memory.id == york.id
+    assert client.memory(added.id).status == "superseded"
+    assert client.restore(added.id).status == "active"
+    assert [k.label for k in client.api_keys()] and client.stats()["memories"] == 2
+    assert client.chat("where do I live?").answer == "ok"
+    assert client.export()["memories"]
+    with pytest.raises(ServiceError, match="404"):
+        client.memory("nope")
+
+    async def use() -> list[FoundOut]:
+        transport = httpx.ASGITransport(app=app.app)
+        async with AsyncClient("http://testserver", key, transport=transport) as remote:
+            await remote.remember("I keep bees", importance=5)
+            return await remote.search("bees", k=1)
+
+    assert asyncio.run(use())[0].memory.text == "I keep bees"

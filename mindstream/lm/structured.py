@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mindstream.lm.errors import StructuredOutputError
@@ -57,14 +57,17 @@ def generate_structured(
     *,
     parse: Callable[[str], SchemaT] | None = None,
     attempts: int = 3,
+    config: RunnableConfig | None = None,
+    **invoke: Any,
 ) -> SchemaT:
-    """Ask the model, parse its reply into `schema`; re-ask with the error up to `attempts`."""
+    """Ask the model, parse its reply into `schema`; re-ask with the error up to `attempts`
+    (`config` and `invoke` go to each call: callbacks, tracing metadata)."""
     parser = parse or (lambda text: parse_json_object(text, schema))
     history = list(messages)
     raw_texts: list[str] = []
     last_error = "no attempt made"
     for _ in range(max(attempts, 1)):
-        reply = model.invoke(history)
+        reply = model.invoke(history, config, **invoke)
         text = reply.text if isinstance(reply, AIMessage) else str(reply.content)
         raw_texts.append(text)
         try:
@@ -78,9 +81,7 @@ def generate_structured(
     raise StructuredOutputError(schema.__name__, raw_texts, last_error)
 
 
-STRUCTURED_INSTRUCTION = (
-    "Reply with one JSON object only, no other text, that fits this JSON schema:\n{schema}"
-)
+STRUCTURED_INSTRUCTION = "Reply with one JSON object only, no other text, in this form:\n{form}"
 
 
 def structured_output(
@@ -94,19 +95,35 @@ def structured_output(
 
     is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
     target: type[BaseModel] = schema if is_model else _AnyObject
-    described = json.dumps(convert_to_json_schema(schema))
-    instruction = HumanMessage(STRUCTURED_INSTRUCTION.format(schema=described))
+    json_schema = convert_to_json_schema(schema)
+    instruction = HumanMessage(STRUCTURED_INSTRUCTION.format(form=json_form(json_schema)))
+    opening = json_opening(json_schema)
 
-    def run(given: LanguageModelInput) -> Any:
-        messages = [*model._convert_input(given).to_messages(), instruction]
+    def parse(text: str) -> BaseModel:
+        # the reply goes on from the prefilled opening, unless the model wrote it again
+        whole = text if text.lstrip().startswith("{") else opening + text
+        return parse_json_object(whole, target)
+
+    traced = {"kwargs": {"method": "json_mode"}, "schema": json_schema}
+
+    def run(given: LanguageModelInput, config: RunnableConfig) -> Any:
+        messages = [*model._convert_input(given).to_messages(), instruction, AIMessage(opening)]
         try:
-            parsed = generate_structured(model, messages, target, attempts=attempts)
+            parsed = generate_structured(
+                model,
+                messages,
+                target,
+                parse=parse,
+                attempts=attempts,
+                config=config,
+                ls_structured_output_format=traced,
+            )
         except StructuredOutputError as error:
             if not include_raw:
                 raise
             raw = AIMessage(content=error.raw_texts[-1] if error.raw_texts else "")
             return {"raw": raw, "parsed": None, "parsing_error": error}
-        value = parsed if is_model else parsed.model_dump()
+        value = parsed if is_model else _as_given(schema, parsed.model_dump())
         if include_raw:
             return {
                 "raw": AIMessage(content=json.dumps(_plain(value))),
@@ -118,11 +135,51 @@ def structured_output(
     return RunnableLambda(run, name="structured_output")
 
 
+def json_form(json_schema: dict[str, Any]) -> str:
+    """The object to fill in, each value a placeholder saying what goes there: a small model
+    copies a raw JSON schema back instead of following it, but fills in a form."""
+    properties = json_schema.get("properties") or {}
+    if not properties:
+        return json.dumps(json_schema)
+    fields = []
+    for name, spec in properties.items():
+        spec = spec if isinstance(spec, dict) else {}
+        hint = spec.get("description") or spec.get("title") or name
+        kind = spec.get("type")
+        value = f'"<{hint}>"' if kind in (None, "string") else f"<{kind}: {hint}>"
+        fields.append(f'"{name}": {value}')
+    return "{" + ", ".join(fields) + "}"
+
+
+def json_opening(json_schema: dict[str, Any]) -> str:
+    """The first words of the JSON a schema asks for, given as a prefill: '{"setup": "' for a
+    schema whose first property is a string (a small model then writes the rest; asked
+    plainly, it writes prose or the schema itself)."""
+    properties = json_schema.get("properties") or {}
+    if not properties:
+        return "{"
+    name, spec = next(iter(properties.items()))
+    quote = '"' if isinstance(spec, dict) and spec.get("type") == "string" else ""
+    return f'{{"{name}": {quote}'
+
+
 class _AnyObject(BaseModel):
     """Any JSON object (a schema given as JSON schema or TypedDict)."""
 
     model_config = ConfigDict(extra="allow")
 
 
+def _as_given(schema: Any, value: dict[str, Any]) -> Any:
+    """A pydantic v1 model's instance for a v1 schema; the dict for a JSON schema or
+    TypedDict."""
+    from pydantic import v1
+
+    if isinstance(schema, type) and issubclass(schema, v1.BaseModel):
+        return schema.parse_obj(value)
+    return value
+
+
 def _plain(value: Any) -> Any:
-    return value.model_dump() if isinstance(value, BaseModel) else value
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    return value.dict() if hasattr(value, "dict") and not isinstance(value, dict) else value

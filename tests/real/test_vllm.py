@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -202,3 +203,40 @@ def test_the_town_decides_reactions_on_vllm_as_in_process(vllm_server) -> None: 
     print(f"\nvLLM: {sum(emergencies)}/12 emergencies and {sum(everyday)}/12 everyday reacted to")
     print(f"decisions that differ from in-process: {flips}")
     assert sum(emergencies) >= 8, there  # in-process: 10 of 12
+
+
+from langchain_tests.integration_tests import ChatModelIntegrationTests  # noqa: E402
+
+from mindstream.lm.served import ServedChatModel  # noqa: E402
+
+
+class TestServedChatModelOnVllm(ChatModelIntegrationTests):
+    """LangChain's standard integration suite against the served model on this module's
+    vLLM: streaming, async, usage, stop sequences, structured output over HTTP."""
+
+    served: ClassVar[dict[str, str]] = {}
+
+    @pytest.fixture(autouse=True)
+    def _server(self, vllm_server, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+        monkeypatch.setenv("OPENAI_BASE_URL", vllm_server.base_url)
+        type(self).served = {"model": vllm_server.model}
+
+    @property
+    def chat_model_class(self) -> type[ServedChatModel]:
+        return ServedChatModel
+
+    @property
+    def chat_model_params(self) -> dict[str, object]:
+        return {**self.served, "temperature": 0.0, "max_tokens": 40}
+
+    @property
+    def has_tool_calling(self) -> bool:
+        return False
+
+    @property
+    def has_structured_output(self) -> bool:
+        return True
+
+    @property
+    def supports_json_mode(self) -> bool:
+        return False

@@ -46,7 +46,8 @@ def main() -> None:
         "ratio_whole_over_first": round(statistics.median(whole) / statistics.median(first), 1),
     }
     Console().print(
-        f"embedded model, {args.max_tokens} tokens at most: first token {result['first_token_s']} s, "
+        f"embedded model, {args.max_tokens} tokens at most: "
+        f"first token {result['first_token_s']} s, "
         f"whole reply {result['whole_reply_s']} s ({result['ratio_whole_over_first']}x later), "
         f"{result['pieces']} pieces streamed"
     )

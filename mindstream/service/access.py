@@ -39,9 +39,10 @@ def user_dependency(service: Service) -> Callable[..., str]:
     def user(request: Request, authorization: Annotated[str | None, Header()] = None) -> str:
         key = _key(authorization)
         route_check(service, key_tag(key))
-        name = service.users.who(key)
-        if name is None:  # guessing keys is rate-limited by the guesser's address
+        if not service.users.known(key):  # guessing keys is rate-limited by address
             _limit(service, f"unknown key from {request.client.host if request.client else '?'}")
+        name = service.users.who(key)
+        if name is None:
             raise HTTPException(401, "unknown API key")
         _limit(service, key)
         return name

@@ -152,14 +152,21 @@ class Users:
         return digest(key)[:12]
 
     def who(self, key: str) -> str | None:
-        """The user a key belongs to; an unknown key reads the registry again at most once a
-        second (a key made on another replica is found), and never waits for it."""
+        """The user a key belongs to; an unknown key reads the registry again (at most once a
+        second, so a key made on another replica just now is found; the service rate-limits
+        unknown keys by address before asking)."""
         hashed = digest(key)
-        if hashed not in self._by_hash and time.monotonic() - self._refreshed >= 1.0:
+        if hashed not in self._by_hash:
+            asked = time.monotonic()
             with self._lock:
-                if time.monotonic() - self._refreshed >= 1.0:
+                if self._refreshed <= asked:  # no read began since this key was asked for
+                    time.sleep(max(0.0, self._refreshed + 1.0 - time.monotonic()))
                     self._refresh()
         return self._by_hash.get(hashed)
+
+    def known(self, key: str) -> bool:
+        """Whether the key is one this process has read (no registry read)."""
+        return digest(key) in self._by_hash
 
     def remove(self, name: str) -> None:
         with self._lock:

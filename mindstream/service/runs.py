@@ -118,9 +118,7 @@ class RunViews:
     def events_after(self, name: str, count: int) -> list[Event]:
         return read_events(self.folder(name) / "events.jsonl")[count:]
 
-    def mind(
-        self, name: str, agent: str, recent: int = 12, until: datetime | None = None
-    ) -> Mind:
+    def mind(self, name: str, agent: str, recent: int = 12, until: datetime | None = None) -> Mind:
         """What the agent had in mind at the replay's time `until` (default: the run's end)."""
         plan = self._plan(self.folder(name), agent)
         try:

@@ -30,8 +30,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
     running.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    """Closed when the page tests end: Playwright's sync API keeps an event loop running on
+    the main thread while it is open, and every later async test would meet it."""
     from playwright.sync_api import sync_playwright
 
     executable = shutil.which("chromium") or shutil.which("chromium-browser")

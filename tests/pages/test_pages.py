@@ -49,7 +49,8 @@ def test_town_replay_conversation_plan_and_reflection_evidence(
     tab.wait_for_selector(".mind h3:text('Plan')")
     assert "null" not in tab.locator(".mind").inner_text()
     assert tab.locator(".mind ul li").count() > 0
-    tab.locator(".agent[data-agent='Klaus Mueller']").click()
+    tab.locator("#scrubber").fill(str(last))  # the mind follows the replay's time: his
+    tab.locator(".agent[data-agent='Klaus Mueller']").click()  # reflections come late in the day
     reflection = tab.locator(".reflection").first
     reflection.wait_for()
     reflection.locator("summary").click()

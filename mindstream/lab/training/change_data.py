@@ -181,14 +181,19 @@ def build(
     seed: int = 0,
     hand: Path | None = HAND,
     oversample: int = 6,
+    hand_repeat: int = 3,
 ) -> list[Example]:
     """Every source, shuffled. The conversations' few replacements and restatements are
-    repeated `oversample` times, and the written pairs are shown in chat style half the
-    time, so that neither the style nor the source tells the label."""
+    repeated `oversample` times and the hand-written pairs `hand_repeat` times (else a few
+    hundred typed hard cases drown among twenty thousand mined ones), and the written pairs
+    are shown in chat style half the time, so that neither the style nor the source tells
+    the label."""
     rng = random.Random(seed)
     mined_pairs = [e for c in conversations for e in mined(c, embed)]
     examples = [e for e in mined_pairs for _ in range(oversample if e.label != OTHER else 1)]
-    written = hand_pairs(hand) if hand is not None else []
+    written = [
+        p for p in (hand_pairs(hand) if hand is not None else []) for _ in range(hand_repeat)
+    ]
     written += template_pairs(templates, seed) if templates else []
     examples += [chat_style(e, rng) if rng.random() < 0.5 else e for e in written]
     names = sorted({c.user for c in conversations} | {"Caroline", "Sam", "Isabella", "Raj"})

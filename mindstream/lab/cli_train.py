@@ -174,7 +174,9 @@ def judge(
 def change_judge(
     out: Annotated[Path, typer.Option(help="where the adapter goes")] = RUNS / "change_judge",
     overwrite: Overwrite = False,
-    epochs: Annotated[float, typer.Option(help="passes over the examples", min=0.1)] = 4.0,
+    epochs: Annotated[
+        float, typer.Option(help="passes over the examples (2: the shipped judge)", min=0.1)
+    ] = 2.0,
     learning_rate: LearningRate = 4e-4,
     rank: Annotated[int, typer.Option(help="LoRA rank", min=1)] = 32,
     templates: Annotated[int, typer.Option(help="pairs from the slot catalogue", min=0)] = 3000,

@@ -33,7 +33,7 @@ class ChangeJudgeTraining(BaseModel):
     rank: int = Field(32, ge=1)
     alpha: int = Field(64, ge=1)
     learning_rate: float = Field(4e-4, gt=0)
-    epochs: float = Field(4.0, gt=0)
+    epochs: float = Field(2.0, gt=0)
     batch_size: int = Field(32, ge=2)
     max_length: int = Field(96, ge=16)
     curve_points: int = Field(6, ge=1)

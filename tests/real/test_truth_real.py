@@ -80,9 +80,10 @@ def test_the_judge_finds_what_a_fact_shows_false(judge) -> None:  # type: ignore
 )
 def test_the_assistant_answers_with_the_move_not_the_old_flat(tmp_path: Path) -> None:
     """The issue's user: Leeds, three other things over three days, York ten days later;
-    judged in the background after each write returns. The judge puts this pair at about the
-    threshold (0.90-0.92, by thread count), so either outcome the policy allows is accepted:
-    Leeds superseded by York, or kept active as York's near miss; both must put York first."""
+    judged in the background after each write returns. Shown the pair, the judge puts it at
+    about the threshold (0.90-0.92, by thread count), so either outcome the policy allows is
+    accepted: Leeds superseded by York, or kept active as York's near miss; both must put
+    York first."""
     assistant = Parts.load().assistant(tmp_path / "memory")
     stream = assistant.stream
     start = datetime(2026, 3, 2, 9, tzinfo=UTC)

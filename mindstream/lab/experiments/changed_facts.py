@@ -12,7 +12,6 @@ calibration is read from its P(replaces) on every (earlier, later) pair.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Sequence
@@ -21,10 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from rich.progress import track
 
 from mindstream.lab.experiments.changed_facts_data import GENERATED, HAND, Item, load_templates
+from mindstream.lab.experiments.jsonl import read_jsonl
 from mindstream.lab.experiments.openbookqa import DataError
 from mindstream.lab.experiments.report import table, write_section
 from mindstream.memory import InMemoryStore, ManualClock, MemoryStatus, StreamConfig, new_memory
@@ -54,18 +54,7 @@ def load_items(path: Path) -> list[Item]:
     """Items of one file; a bad line is one error naming the file, line and field."""
     if not path.is_file():
         raise DataError(f"{path}: not found (pass --data with a changed-facts jsonl file)")
-    items = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append(Item.model_validate(json.loads(line)))
-        except json.JSONDecodeError as error:
-            raise DataError(f"{path}:{number}: not JSON ({error.msg})") from None
-        except ValidationError as error:
-            first = error.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "item"
-            raise DataError(f"{path}:{number}: {field}: {first['msg']}") from None
+    items = read_jsonl(path, Item)
     if not items:
         raise DataError(f"{path}: no items")
     return items

@@ -8,15 +8,14 @@ rule out a right answer).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 from rich.progress import track
 
-from mindstream.lab.experiments.openbookqa import DataError
+from mindstream.lab.experiments.jsonl import read_jsonl
 from mindstream.lab.experiments.report import table, write_section
 from mindstream.lab.experiments.teachme import Lab
 
@@ -33,15 +32,7 @@ class ContrastPair(BaseModel):
 
 
 def load_pairs(path: Path = PAIRS) -> list[ContrastPair]:
-    pairs = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            pairs.append(ContrastPair.model_validate(json.loads(line)))
-        except (json.JSONDecodeError, ValidationError) as error:
-            raise DataError(f"{path}:{number}: not a contrast pair ({error})") from None
-    return pairs
+    return read_jsonl(path, ContrastPair)
 
 
 def picks(lab: Lab, pairs: list[ContrastPair], memory: str) -> list[int]:

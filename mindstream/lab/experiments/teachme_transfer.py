@@ -7,15 +7,14 @@ nothing taught and with the item's fact taught.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from rich.progress import track
 
-from mindstream.lab.experiments.openbookqa import DataError
+from mindstream.lab.experiments.jsonl import read_jsonl
 from mindstream.lab.experiments.report import table, write_section
 from mindstream.lab.experiments.teachme import Lab
 
@@ -41,16 +40,7 @@ class TransferItem(BaseModel):
 
 
 def load_items(path: Path = ITEMS) -> list[TransferItem]:
-    items = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append(TransferItem.model_validate(json.loads(line)))
-        except (json.JSONDecodeError, ValidationError) as error:
-            first = str(error).splitlines()[0]
-            raise DataError(f"{path}:{number}: not a transfer item ({first})") from None
-    return items
+    return read_jsonl(path, TransferItem)
 
 
 def answers(lab: Lab, items: list[TransferItem], taught: bool) -> list[int]:

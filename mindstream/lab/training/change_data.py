@@ -26,10 +26,12 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
+from mindstream.lab.experiments.jsonl import read_jsonl
 from mindstream.lab.experiments.openbookqa import DataError
 from mindstream.lab.experiments.truth_data import Conversation, Turn
 from mindstream.lab.training.judge_data import Pair, load_catalogue, replacement_pairs
@@ -58,7 +60,7 @@ class HandPair(BaseModel):
 
     earlier: str
     later: str
-    label: str
+    label: Literal["replaces", "keeps"]
     type: str
 
 
@@ -113,23 +115,13 @@ def _example(
 
 
 def hand_pairs(path: Path = HAND) -> list[Example]:
-    """The hand-written pairs; a malformed line is refused naming the file and line."""
+    """The hand-written pairs; a malformed line is refused naming the file, line and field."""
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            pair = HandPair.model_validate_json(line)
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "line"
-            raise DataError(f"{path}:{n}: {where}: {first['msg']}") from None
+    for pair in read_jsonl(path, HandPair):
         if pair.label == "replaces":
             label = REPLACES
-        elif pair.label == "keeps":
-            label = SAME_SLOT if pair.type in _HAND_SAME_SLOT else OTHER
         else:
-            raise DataError(f"{path}:{n}: label: {pair.label!r} is neither replaces nor keeps")
+            label = SAME_SLOT if pair.type in _HAND_SAME_SLOT else OTHER
         out.append(Example(earlier=pair.earlier, later=pair.later, label=label, source="hand"))
     if not out:
         raise DataError(f"{path}: holds no pairs")

@@ -17,9 +17,10 @@ from mindstream.lm.local import LocalChatModel, until_stop
 from mindstream.lm.served import ServedChatModel
 from mindstream.memory import InMemoryStore, ManualClock, MemoryStream
 from mindstream.memory.retriever import MemoryStreamRetriever
+from tests.lm.chat_features import InProcessChatFeatures, MindstreamChatFeatures
 
 
-class TestLocalChatModelUnit(ChatModelUnitTests):
+class TestLocalChatModelUnit(InProcessChatFeatures, ChatModelUnitTests):
     @property
     def chat_model_class(self) -> type[LocalChatModel]:
         return LocalChatModel
@@ -28,21 +29,8 @@ class TestLocalChatModelUnit(ChatModelUnitTests):
     def chat_model_params(self) -> dict[str, Any]:
         return {"model": "smollm2-135m"}
 
-    @property
-    def standard_chat_model_params(self) -> dict[str, Any]:
-        """The standard ones but `api_key`: an in-process model has no key (and refuses one)."""
-        return {k: v for k, v in super().standard_chat_model_params.items() if k != "api_key"}
 
-    @property
-    def has_tool_calling(self) -> bool:
-        return False
-
-    @property
-    def has_structured_output(self) -> bool:
-        return True
-
-
-class TestServedChatModelUnit(ChatModelUnitTests):
+class TestServedChatModelUnit(MindstreamChatFeatures, ChatModelUnitTests):
     @property
     def chat_model_class(self) -> type[ServedChatModel]:
         return ServedChatModel
@@ -50,14 +38,6 @@ class TestServedChatModelUnit(ChatModelUnitTests):
     @property
     def chat_model_params(self) -> dict[str, Any]:
         return {"model": "smollm2", "base_url": "http://127.0.0.1:9/v1"}
-
-    @property
-    def has_tool_calling(self) -> bool:
-        return False
-
-    @property
-    def has_structured_output(self) -> bool:
-        return True
 
     @property
     def init_from_env_params(self) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:

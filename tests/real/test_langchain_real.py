@@ -11,11 +11,12 @@ import pytest
 from langchain_tests.integration_tests import ChatModelIntegrationTests
 
 from mindstream.lm.local import LocalChatModel
+from tests.lm.chat_features import InProcessChatFeatures
 
 pytestmark = pytest.mark.real_model
 
 
-class TestLocalChatModelIntegration(ChatModelIntegrationTests):
+class TestLocalChatModelIntegration(InProcessChatFeatures, ChatModelIntegrationTests):
     @property
     def chat_model_class(self) -> type[LocalChatModel]:
         return LocalChatModel
@@ -23,19 +24,3 @@ class TestLocalChatModelIntegration(ChatModelIntegrationTests):
     @property
     def chat_model_params(self) -> dict[str, Any]:
         return {"model": "smollm2-135m", "temperature": 0.0, "max_tokens": 40}
-
-    @property
-    def standard_chat_model_params(self) -> dict[str, Any]:
-        return {k: v for k, v in super().standard_chat_model_params.items() if k != "api_key"}
-
-    @property
-    def has_tool_calling(self) -> bool:
-        return False
-
-    @property
-    def has_structured_output(self) -> bool:
-        return True
-
-    @property
-    def supports_json_mode(self) -> bool:
-        return False

@@ -208,9 +208,10 @@ def test_the_town_decides_reactions_on_vllm_as_in_process(vllm_server) -> None: 
 from langchain_tests.integration_tests import ChatModelIntegrationTests  # noqa: E402
 
 from mindstream.lm.served import ServedChatModel  # noqa: E402
+from tests.lm.chat_features import MindstreamChatFeatures  # noqa: E402
 
 
-class TestServedChatModelOnVllm(ChatModelIntegrationTests):
+class TestServedChatModelOnVllm(MindstreamChatFeatures, ChatModelIntegrationTests):
     """LangChain's standard integration suite against the served model on this module's
     vLLM: streaming, async, usage, stop sequences, structured output over HTTP."""
 
@@ -228,15 +229,3 @@ class TestServedChatModelOnVllm(ChatModelIntegrationTests):
     @property
     def chat_model_params(self) -> dict[str, object]:
         return {**self.served, "temperature": 0.0, "max_tokens": 40}
-
-    @property
-    def has_tool_calling(self) -> bool:
-        return False
-
-    @property
-    def has_structured_output(self) -> bool:
-        return True
-
-    @property
-    def supports_json_mode(self) -> bool:
-        return False

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mindstream.lm import LocalModelConfig, rate_importance
-from mindstream.lm.loading import cached_smollm2_dir, smollm2_gguf_path
+from mindstream.lm.backends.loading import cached_smollm2_dir, smollm2_gguf_path
 
 PROMPTS = [
     "Describe your morning routine in two sentences.",
@@ -54,7 +54,9 @@ def main() -> None:
     threads = LocalModelConfig().threads
     figures: dict[str, object] = {"machine": _machine(), "torch_threads": threads}
     figures.update(_load_figures(threads, skip_gguf=args.skip_gguf))
-    from mindstream.lm.backend import CausalLMBackend  # the benchmark measures loading, so no cache
+    from mindstream.lm.backends.causal_lm import (
+        CausalLMBackend,  # the benchmark measures loading, so no cache
+    )
 
     backend = CausalLMBackend.from_folder(
         cached_smollm2_dir(LocalModelConfig().cache_dir), threads=threads
@@ -85,7 +87,7 @@ def _load_figures(threads: int | None, *, skip_gguf: bool) -> dict[str, float]:
     from transformers import AutoModelForCausalLM
     from transformers.utils import logging as hf_logging
 
-    from mindstream.lm.backend import CausalLMBackend
+    from mindstream.lm.backends.causal_lm import CausalLMBackend
 
     hf_logging.disable_progress_bar()
     out: dict[str, float] = {}
@@ -146,7 +148,7 @@ def _generation(backend, max_new_tokens: int, rounds: int, fixed: bool) -> dict[
 def _rating() -> dict[str, float]:
     """Importance ratings: one at a time on a fresh model, as one batch (the few-shot prefix
     runs once), then one at a time again (the prefix's KV cache is reused)."""
-    from mindstream.lm.local import LocalChatModel
+    from mindstream.lm.backends.local import LocalChatModel
 
     model = LocalChatModel()
 

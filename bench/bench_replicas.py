@@ -26,7 +26,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from mindstream.lm.server import free_port
+from mindstream.lm.served.server import free_port
 from mindstream.service.replicas import ReplicaSet
 
 OUT = Path(__file__).parent / "results" / "replicas.json"

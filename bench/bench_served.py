@@ -39,9 +39,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_sim import measure
 
 from mindstream.compose import Parts
+from mindstream.lm.backends.loading import cached_smollm2_dir
 from mindstream.lm.config import LocalModelConfig, default_threads
-from mindstream.lm.loading import cached_smollm2_dir
-from mindstream.lm.server import ModelServer, VllmServer, engine_python
+from mindstream.lm.served.server import ModelServer, VllmServer, engine_python
 
 OUT = Path(__file__).parent / "results" / "served.json"
 

@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mindstream.compose import Parts
-from mindstream.lm.server import free_port
+from mindstream.lm.served.server import free_port
 from mindstream.memory import ChromaStore, MemoryStream, new_memory
 from mindstream.service.users import JsonRegistry, Users
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mindstream.lm.local import LocalChatModel
+from mindstream.lm.backends.local import LocalChatModel
 
 OUT = Path(__file__).parent / "results" / "stream.json"
 PROMPT = "Tell me about the sea in three sentences."

@@ -20,7 +20,7 @@ from rich.table import Table
 from mindstream.agents.teachme import TeachableReasoner
 from mindstream.compose import Parts
 from mindstream.lab.experiments.openbookqa import DEFAULT_DATA, load_questions
-from mindstream.lm.verifier import ADAPTER_DIR
+from mindstream.lm.judges.verifier import ADAPTER_DIR
 from mindstream.memory import InMemoryStore, MemoryStream, new_memory
 
 RESULTS = Path(__file__).parent / "results" / "teachme.json"

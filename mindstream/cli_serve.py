@@ -66,7 +66,7 @@ def serve(
     assistant). The data folder is kept private (files 0600). Ctrl-C stops it."""
     import uvicorn
 
-    from mindstream.lm.server import free_port
+    from mindstream.lm.served.server import free_port
     from mindstream.service.address import check_address
     from mindstream.service.app import Service, create_app
 

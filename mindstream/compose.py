@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from mindstream.agents.teachme import TeachableReasoner
     from mindstream.agents.teachme.config import TeachMeConfig
     from mindstream.lm import CallLedger, Scorer
-    from mindstream.lm.judge import ReactionJudge, RelationJudge
-    from mindstream.lm.served_adapters import ServedYesNo
-    from mindstream.lm.verifier import Verifier
+    from mindstream.lm.judges.relation import ReactionJudge, RelationJudge
+    from mindstream.lm.judges.verifier import Verifier
+    from mindstream.lm.served.adapters import ServedYesNo
     from mindstream.memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
     from mindstream.memory.embedder import ArrayEmbedder, Embedder
     from mindstream.reflection import ReflectionConfig, Reflector
@@ -130,13 +130,13 @@ class Parts:
         if not self.config.model.is_served:
             return set()
         from mindstream.lm.resolve import endpoint_of
-        from mindstream.lm.served_adapters import served_adapters
+        from mindstream.lm.served.adapters import served_adapters
 
         return served_adapters(endpoint_of(self.config.model))
 
     def _served_yes_no(self, adapter: str) -> ServedYesNo:
         from mindstream.lm.resolve import endpoint_of
-        from mindstream.lm.served_adapters import served_yes_no
+        from mindstream.lm.served.adapters import served_yes_no
 
         return served_yes_no(endpoint_of(self.config.model), adapter)
 
@@ -145,10 +145,10 @@ class Parts:
         """TeachMe's proof checker: the trained adapter on the embedded model, or served as a
         LoRA module by the server; another model answers the same yes/no question itself."""
         from mindstream.lm import DEFAULT_MODEL_SPEC
-        from mindstream.lm.verifier import ScorerVerifier, load_adapter_verifier
+        from mindstream.lm.judges.verifier import ScorerVerifier, load_adapter_verifier
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
-            from mindstream.lm.loading import cached_smollm2_dir
+            from mindstream.lm.backends.loading import cached_smollm2_dir
 
             local = self.config.model.local
             return load_adapter_verifier(cached_smollm2_dir(local.cache_dir), threads=local.threads)
@@ -157,7 +157,7 @@ class Parts:
         return ScorerVerifier(self.scorer_for("teachme-verifier"))
 
     def _served_verifier(self) -> Verifier:
-        from mindstream.lm.verifier import AdapterVerifier, ScorerVerifier
+        from mindstream.lm.judges.verifier import AdapterVerifier, ScorerVerifier
 
         if "mindstream-verifier" in self.served_adapters:
             return AdapterVerifier(self._served_yes_no("mindstream-verifier"))
@@ -168,10 +168,10 @@ class Parts:
         """How two statements relate (replaces, contradicts): the trained adapter on the
         embedded model; a served (or other local) model answers the same questions itself."""
         from mindstream.lm import DEFAULT_MODEL_SPEC
-        from mindstream.lm.judge import ScorerJudge, load_adapter_judge
+        from mindstream.lm.judges.relation import ScorerJudge, load_adapter_judge
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
-            from mindstream.lm.loading import cached_smollm2_dir
+            from mindstream.lm.backends.loading import cached_smollm2_dir
 
             local = self.config.model.local
             return load_adapter_judge(cached_smollm2_dir(local.cache_dir), threads=local.threads)
@@ -185,10 +185,10 @@ class Parts:
         model or a server that serves it, else a served model's few-shot answer; another
         local model answers the town's own reaction prompt (None)."""
         from mindstream.lm import DEFAULT_MODEL_SPEC
-        from mindstream.lm.judge import load_adapter_reactions
+        from mindstream.lm.judges.relation import load_adapter_reactions
 
         if self.config.model.spec == DEFAULT_MODEL_SPEC:
-            from mindstream.lm.loading import cached_smollm2_dir
+            from mindstream.lm.backends.loading import cached_smollm2_dir
 
             local = self.config.model.local
             base = cached_smollm2_dir(local.cache_dir)
@@ -198,7 +198,7 @@ class Parts:
         return None
 
     def _served_reactions(self) -> ReactionJudge:
-        from mindstream.lm.judge import AdapterReactions, ScorerReactions
+        from mindstream.lm.judges.relation import AdapterReactions, ScorerReactions
 
         if "mindstream-judge-reacts" in self.served_adapters:
             return AdapterReactions(
@@ -207,7 +207,7 @@ class Parts:
         return ScorerReactions(self.scorer_for("react"))
 
     def _served_judge(self) -> RelationJudge:
-        from mindstream.lm.judge import AdapterJudge, ScorerJudge
+        from mindstream.lm.judges.relation import AdapterJudge, ScorerJudge
 
         judges = {"mindstream-judge-replaces", "mindstream-judge-contradicts"}
         if judges <= self.served_adapters:
@@ -232,7 +232,7 @@ class Parts:
 
     def _pair_judge(self) -> Any:
         """The shipped change judge; without it (a trimmed install), the model's, said once."""
-        from mindstream.lm.change_judge import load_change_judge
+        from mindstream.lm.judges.change_judge import load_change_judge
 
         local = self.config.model.local
         try:
@@ -243,7 +243,7 @@ class Parts:
 
     @cached_property
     def embedder(self) -> ArrayEmbedder:
-        from mindstream.lm.embeddings import MiniLMEmbeddings
+        from mindstream.lm.backends.embeddings import MiniLMEmbeddings
 
         return MiniLMEmbeddings(
             batch_size=self.config.embedder.batch_size,

@@ -25,14 +25,14 @@ def _forbid_real_models_in_unit_tests(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if request.node.get_closest_marker("real_model") is None:
-        from mindstream.lm import loading
+        from mindstream.lm.backends import loading
 
         monkeypatch.setattr(loading, "guard_real_model_load", loading.forbid_real_model_load)
 
 
 @pytest.fixture(scope="session")
 def real_chat_model():  # type: ignore[no-untyped-def]
-    from mindstream.lm.local import LocalChatModel
+    from mindstream.lm.backends.local import LocalChatModel
 
     model = LocalChatModel()
     model.backend  # noqa: B018  # load once, up front
@@ -41,7 +41,7 @@ def real_chat_model():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="session")
 def real_embedder():  # type: ignore[no-untyped-def]
-    from mindstream.lm.embeddings import MiniLMEmbeddings
+    from mindstream.lm.backends.embeddings import MiniLMEmbeddings
 
     return MiniLMEmbeddings()
 
@@ -56,9 +56,9 @@ def model_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
     """
     import httpx
 
+    from mindstream.lm.backends.loading import cached_smollm2_dir
     from mindstream.lm.config import LocalModelConfig
-    from mindstream.lm.loading import cached_smollm2_dir
-    from mindstream.lm.server import ModelServer
+    from mindstream.lm.served.server import ModelServer
 
     log = tmp_path_factory.mktemp("model-server") / "server.log"
     server = ModelServer(cached_smollm2_dir(LocalModelConfig().cache_dir), threads=1, log=log)
@@ -74,9 +74,9 @@ def vllm_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-un
     """vLLM's CPU engine (`make engine`) with the embedded model in float32, for the module
     that uses it (4.5 GB; see `model_server`). Its first start compiles the model (about a
     minute, cached after)."""
+    from mindstream.lm.backends.loading import cached_smollm2_dir
     from mindstream.lm.config import LocalModelConfig
-    from mindstream.lm.loading import cached_smollm2_dir
-    from mindstream.lm.server import ENGINE_HINT, VllmServer, engine_python
+    from mindstream.lm.served.server import ENGINE_HINT, VllmServer, engine_python
 
     if not engine_python().is_file():
         pytest.skip(ENGINE_HINT)

@@ -8,8 +8,8 @@ from langchain_core.language_models import BaseChatModel
 
 from mindstream.agents.teachme import TeachableReasoner, TeachMeConfig
 from mindstream.lm import Scorer
-from mindstream.lm.judge import RelationJudge
-from mindstream.lm.verifier import Verifier
+from mindstream.lm.judges.relation import RelationJudge
+from mindstream.lm.judges.verifier import Verifier
 from mindstream.memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
 from mindstream.memory.embedder import Embedder
 from mindstream.reflection import ReflectionConfig, Reflector

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mindstream.lm.server import VllmServer, model_context
+from mindstream.lm.served.server import VllmServer, model_context
 
 
 def test_the_engine_gets_the_context_length_the_model_declares(tmp_path: Path) -> None:
@@ -23,7 +23,7 @@ def test_a_folder_without_a_readable_config_falls_back(tmp_path: Path) -> None:
 
 
 def test_a_pip_user_installs_the_engine_with_one_command(tmp_path: Path) -> None:
-    from mindstream.lm.server import ENGINE_HINT, install_engine
+    from mindstream.lm.served.server import ENGINE_HINT, install_engine
 
     issued: list[list[str]] = []
     python = install_engine(tmp_path / "engine", run=lambda c, check: issued.append(c))

@@ -14,10 +14,10 @@ from mindstream.lm import (
     UnknownModelSpecError,
     resolve_model,
 )
+from mindstream.lm.backends.local import LocalChatModel
 from mindstream.lm.config import OLLAMA_BASE_URL
 from mindstream.lm.fakes import HashEmbeddings, ScriptedChatModel
-from mindstream.lm.local import LocalChatModel
-from mindstream.lm.served import ServedChatModel
+from mindstream.lm.served.chat import ServedChatModel
 
 
 @pytest.mark.parametrize("spec", ["smollm2", "foo:bar", "local:gpt-5", "local:"])

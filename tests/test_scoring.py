@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from mindstream.lm import MemoScorer, ScoringInputError, choose
-from mindstream.lm.backend import _maximal_prefixes
+from mindstream.lm.backends.causal_lm import _maximal_prefixes
 from mindstream.lm.fakes import FakeScorer
-from mindstream.lm.scoring import (
+from mindstream.lm.scoring.scorer import (
     expected_value,
     label_log_scores,
     normalise,

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from mindstream.lm.served_likelihood import _distribution, _steps, packed
+from mindstream.lm.served.likelihood import _distribution, _steps, packed
 
 
 def test_steps_are_packed_within_both_limits_and_none_is_lost() -> None:

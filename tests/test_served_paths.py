@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from mindstream.cli import app
 from mindstream.lm import CallLedger, DecisionParseError, ServedConfig, choose, p_yes, rate
-from mindstream.lm.decisions import GeneratedPath, LogprobPath, _choice
-from mindstream.lm.endpoint import Endpoint
-from mindstream.lm.served import ServedChatModel, as_turns, strip_prefill
-from mindstream.lm.served_scorer import ServedScorer, probe
-from mindstream.lm.server import free_port
+from mindstream.lm.served.chat import ServedChatModel, as_turns, strip_prefill
+from mindstream.lm.served.decisions import GeneratedPath, LogprobPath, _choice
+from mindstream.lm.served.endpoint import Endpoint
+from mindstream.lm.served.scorer import ServedScorer, probe
+from mindstream.lm.served.server import free_port
 from tests.fake_openai import FakeOpenAI
 
 YES_NO = "Is ice cold?"

@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 
 from mindstream.lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
 from mindstream.lm.accounting import counted, counted_chat
-from mindstream.lm.judge import ReactionJudge
+from mindstream.lm.judges.relation import ReactionJudge
 
 BREAK = "\n\n"  # a reply ends at its first blank line: nothing after it is generated
 

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict
 
 from mindstream.agents.teachme.config import TeachMeConfig, VetoRule
 from mindstream.agents.teachme.language import negate
-from mindstream.lm.judge import RelationJudge
-from mindstream.lm.verifier import Verifier
+from mindstream.lm.judges.relation import RelationJudge
+from mindstream.lm.judges.verifier import Verifier
 from mindstream.memory import MemoryRecord
 from mindstream.memory.embedder import Embedder
 

@@ -38,8 +38,8 @@ from mindstream.agents.teachme.prompts import (
     WITH_PREMISES,
 )
 from mindstream.lm import Scorer, belief, complete_batch
-from mindstream.lm.judge import RelationJudge
-from mindstream.lm.verifier import Verifier
+from mindstream.lm.judges.relation import RelationJudge
+from mindstream.lm.judges.verifier import Verifier
 from mindstream.memory import MemoryKind, MemoryRecord, MemoryStatus, MemoryStream, RetrievalWeights
 
 FACT_KINDS = (MemoryKind.FACT, MemoryKind.CORRECTION)

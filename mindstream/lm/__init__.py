@@ -30,9 +30,9 @@ if TYPE_CHECKING:
         StructuredOutputError,
         UnknownModelSpecError,
     )
-    from mindstream.lm.importance import rate_importance
     from mindstream.lm.resolve import resolve_model, resolve_scorer
-    from mindstream.lm.scoring import (
+    from mindstream.lm.scoring.importance import rate_importance
+    from mindstream.lm.scoring.scorer import (
         Choice,
         LikelihoodScorer,
         LogLikelihood,
@@ -43,12 +43,12 @@ if TYPE_CHECKING:
         p_yes,
         rate,
     )
+    from mindstream.lm.scoring.truth import belief
     from mindstream.lm.structured import (
         ParseError,
         complete_batch,
         generate_structured,
         parse_json_object,
     )
-    from mindstream.lm.truth import belief
 
 __getattr__, __dir__, __all__ = attach_declared(__name__, __file__)

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-from mindstream.lm.scoring import LogLikelihood, mean_loglik_choices, scale_labels
+from mindstream.lm.scoring.scorer import LogLikelihood, mean_loglik_choices, scale_labels
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -15,7 +15,7 @@ from mindstream.lm.config import (
     ModelConfig,
 )
 from mindstream.lm.errors import UnknownModelSpecError
-from mindstream.lm.scoring import Scorer
+from mindstream.lm.scoring.scorer import Scorer
 
 SPEC_HELP = (
     "local:smollm2-135m (embedded default), hf:<local transformers folder>, "
@@ -46,7 +46,7 @@ def resolve_model(
         local = settings or model_config.local
         return _local(scheme, name, local, ledger, callbacks)
     if scheme in ("openai", "ollama"):
-        from mindstream.lm.served import ServedChatModel
+        from mindstream.lm.served.chat import ServedChatModel
 
         return ServedChatModel(endpoint=endpoint_of(model_config), callbacks=callbacks)
     raise UnknownModelSpecError(
@@ -56,7 +56,7 @@ def resolve_model(
 
 def endpoint_of(config: ModelConfig) -> Any:
     """The server endpoint a served spec names."""
-    from mindstream.lm.endpoint import Endpoint
+    from mindstream.lm.served.endpoint import Endpoint
 
     return Endpoint(
         url=config.base_url(), model=config.spec.partition(":")[2], config=config.served
@@ -76,7 +76,7 @@ def resolve_scorer(
         if not isinstance(model, Scorer):
             raise UnknownModelSpecError(f"{config.spec} cannot score")
         return model
-    from mindstream.lm.served_scorer import served_scorer
+    from mindstream.lm.served.scorer import served_scorer
 
     return served_scorer(endpoint_of(config), config.scorer, ledger)
 
@@ -88,7 +88,7 @@ def _local(
     ledger: CallLedger | None,
     callbacks: list[Any] | None,
 ) -> BaseChatModel:
-    from mindstream.lm.local import LocalChatModel
+    from mindstream.lm.backends.local import LocalChatModel
 
     if scheme == "local" and name != DEFAULT_LOCAL_MODEL:
         raise UnknownModelSpecError(

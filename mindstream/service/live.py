@@ -23,7 +23,7 @@ class LiveServer:
     def start(cls, out: Path, stream: MemoryStream, parts: Parts, port: int) -> LiveServer:
         import uvicorn
 
-        from mindstream.lm.server import free_port
+        from mindstream.lm.served.server import free_port
         from mindstream.service.app import create_pages_app
         from mindstream.service.runs import RunViews
 

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from mindstream.lm.server import free_port, wait_until_answers
+from mindstream.lm.served.server import free_port, wait_until_answers
 from mindstream.service.address import keep_private
 from mindstream.service.registry import LEASE_OWNER_ENV
 from mindstream.service.users import admin_key

@@ -15,7 +15,7 @@ from mindstream.agents.teachme import (
 from mindstream.agents.teachme.language import negate, rule_hypothesis
 from mindstream.lm import LogLikelihood
 from mindstream.lm.fakes import HashEmbeddings, ScriptedChatModel
-from mindstream.lm.scoring import mean_loglik_choices
+from mindstream.lm.scoring.scorer import mean_loglik_choices
 from mindstream.memory import InMemoryStore, MemoryKind, MemoryStatus, MemoryStream
 
 PENNY = "Can a magnet attract a penny? (A) yes (B) no"

@@ -11,8 +11,8 @@ from mindstream.agents.teachme import TeachableReasoner, TeachMeConfig
 from mindstream.agents.teachme.language import normal_form
 from mindstream.lm import LogLikelihood
 from mindstream.lm.fakes import FakeJudge, HashEmbeddings
-from mindstream.lm.scoring import mean_loglik_choices
-from mindstream.lm.verifier import MemoVerifier
+from mindstream.lm.judges.verifier import MemoVerifier
+from mindstream.lm.scoring.scorer import mean_loglik_choices
 from mindstream.memory import InMemoryStore, MemoryRecord, MemoryStream, new_memory
 
 QUESTION = "What will a magnet pick up?"

@@ -11,10 +11,10 @@ import pytest
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 from langchain_tests.unit_tests import ChatModelUnitTests, EmbeddingsUnitTests
 
-from mindstream.lm.embeddings import MiniLMEmbeddings
+from mindstream.lm.backends.embeddings import MiniLMEmbeddings
+from mindstream.lm.backends.local import LocalChatModel, until_stop
 from mindstream.lm.fakes import HashEmbeddings
-from mindstream.lm.local import LocalChatModel, until_stop
-from mindstream.lm.served import ServedChatModel
+from mindstream.lm.served.chat import ServedChatModel
 from mindstream.memory import InMemoryStore, ManualClock, MemoryStream
 from mindstream.memory.retriever import MemoryStreamRetriever
 from tests.lm.chat_features import InProcessChatFeatures, MindstreamChatFeatures

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mindstream.lm.embeddings import MiniLMEmbeddings
+from mindstream.lm.backends.embeddings import MiniLMEmbeddings
 
 pytestmark = pytest.mark.real_model
 

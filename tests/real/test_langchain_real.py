@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_tests.integration_tests import ChatModelIntegrationTests
 
-from mindstream.lm.local import LocalChatModel
+from mindstream.lm.backends.local import LocalChatModel
 from tests.lm.chat_features import InProcessChatFeatures
 
 pytestmark = pytest.mark.real_model

@@ -41,10 +41,10 @@ def test_threads_apply_when_only_the_embedder_loads(tmp_path: Path) -> None:
         "import gc, sys; from typer.testing import CliRunner; from mindstream.cli import app; "
         f"r = CliRunner().invoke(app, ['memory', 'add', 'x', '--store', '{tmp_path / 's'}', "
         "'--importance', '3']); assert r.exit_code == 0, r.output; "
-        "from mindstream.lm.onnx_embedder import OnnxMiniLM; "
+        "from mindstream.lm.backends.onnx_embedder import OnnxMiniLM; "
         "s = [o for o in gc.get_objects() if isinstance(o, OnnxMiniLM)]; "
         "print(s[0].session.get_session_options().intra_op_num_threads, "
-        "'torch' in sys.modules, 'mindstream.lm.backend' in sys.modules)"
+        "'torch' in sys.modules, 'mindstream.lm.backends.causal_lm' in sys.modules)"
     )
     env = {**os.environ, "MINDSTREAM_THREADS": "1", "OMP_NUM_THREADS": ""}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)

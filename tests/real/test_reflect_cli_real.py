@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from mindstream.cli import app
 from mindstream.config import MindstreamConfig
 from mindstream.jobs import reflect as reflect_job
-from mindstream.lm.embeddings import MiniLMEmbeddings
+from mindstream.lm.backends.embeddings import MiniLMEmbeddings
 from mindstream.memory import MemoryKind, MemoryStream, new_memory
 from tests.conftest import DATA
 

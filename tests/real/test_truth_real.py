@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from mindstream.cli import app
 from mindstream.compose import Parts
-from mindstream.lm.change_judge import load_change_judge
+from mindstream.lm.backends.loading import cached_smollm2_dir
 from mindstream.lm.config import LocalModelConfig
-from mindstream.lm.judge import load_adapter_judge
-from mindstream.lm.loading import cached_smollm2_dir
+from mindstream.lm.judges.change_judge import load_change_judge
+from mindstream.lm.judges.relation import load_adapter_judge
 from mindstream.memory import MemoryStatus
 from mindstream.memory.records import ChangePolicy
 

@@ -16,9 +16,9 @@ from mindstream.compose import Parts
 from mindstream.lab.experiments.openbookqa import DEFAULT_DATA, load_questions
 from mindstream.lab.experiments.teachme import Lab
 from mindstream.lab.experiments.teachme_contrast import run as run_contrast
+from mindstream.lm.backends.loading import cached_smollm2_dir
 from mindstream.lm.config import LocalModelConfig
-from mindstream.lm.loading import cached_smollm2_dir
-from mindstream.lm.verifier import load_adapter_verifier
+from mindstream.lm.judges.verifier import load_adapter_verifier
 
 pytestmark = pytest.mark.real_model
 

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from mindstream.cli import app
 from mindstream.compose import Parts
 from mindstream.lm import choose_many, rate_importance
-from mindstream.lm.served_likelihood import ServedLikelihoodScorer
-from mindstream.lm.served_scorer import probe
+from mindstream.lm.served.likelihood import ServedLikelihoodScorer
+from mindstream.lm.served.scorer import probe
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.real_model
@@ -115,7 +115,7 @@ def test_teach_and_ask_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: 
 
 def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> None:  # type: ignore[no-untyped-def]
     """The adapters served as LoRA modules give the in-process adapters' probabilities."""
-    from mindstream.lm.served_adapters import ADAPTERS
+    from mindstream.lm.served.adapters import ADAPTERS
 
     served, local = _parts(vllm_server), Parts.load()
     assert served.served_adapters == set(ADAPTERS)
@@ -165,7 +165,7 @@ def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: P
 def _float32(parts: Parts) -> Iterator[None]:
     """The in-process reaction adapter in float32 while inside (as vLLM serves it)."""
     from mindstream.compose import DeferredReactions
-    from mindstream.lm.judge import AdapterReactions
+    from mindstream.lm.judges.relation import AdapterReactions
 
     deferred = parts.reactions
     assert isinstance(deferred, DeferredReactions)
@@ -207,7 +207,7 @@ def test_the_town_decides_reactions_on_vllm_as_in_process(vllm_server) -> None: 
 
 from langchain_tests.integration_tests import ChatModelIntegrationTests  # noqa: E402
 
-from mindstream.lm.served import ServedChatModel  # noqa: E402
+from mindstream.lm.served.chat import ServedChatModel  # noqa: E402
 from tests.lm.chat_features import MindstreamChatFeatures  # noqa: E402
 
 

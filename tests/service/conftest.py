@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mindstream.lm.server import free_port
+from mindstream.lm.served.server import free_port
 
 ADMIN = "ms_test_admin_key"
 

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mindstream.lm.server import free_port
+from mindstream.lm.served.server import free_port
 from tests.service.conftest import ServiceProcess
 
 pytestmark = pytest.mark.real_model

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mindstream.lm.server import free_port
+from mindstream.lm.served.server import free_port
 from mindstream.service.shards import owner_of_name
 
 pytestmark = pytest.mark.real_model

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mindstream.lm.server import free_port
+from mindstream.lm.served.server import free_port
 from tests.service.conftest import ServiceProcess
 
 pytestmark = pytest.mark.real_model

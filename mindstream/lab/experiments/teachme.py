@@ -21,8 +21,8 @@ from mindstream.agents.teachme import TeachableReasoner, TeachMeConfig
 from mindstream.lab.experiments.openbookqa import DEFAULT_DATA, Question, load_questions
 from mindstream.lab.experiments.report import SECTIONS, table, write_section
 from mindstream.lm import DEFAULT_MODEL_SPEC, MemoScorer, Scorer
-from mindstream.lm.judge import RelationJudge
-from mindstream.lm.verifier import MemoVerifier, Verifier
+from mindstream.lm.judges.relation import RelationJudge
+from mindstream.lm.judges.verifier import MemoVerifier, Verifier
 from mindstream.memory import InMemoryStore, MemoryStore, MemoryStream, StreamConfig, new_memory
 from mindstream.memory.embedder import Embedder
 

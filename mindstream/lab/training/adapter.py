@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mindstream.lm.judges.yes_no import autocast, tokenize, yes_no_ids, yes_no_logits
 from mindstream.lm.timing import fastest
-from mindstream.lm.yes_no import autocast, tokenize, yes_no_ids, yes_no_logits
 
 if TYPE_CHECKING:
     import torch

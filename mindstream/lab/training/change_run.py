@@ -30,7 +30,7 @@ def run_change_judge(
 ) -> dict[str, object]:
     import torch
 
-    from mindstream.lm.embeddings import MiniLMEmbeddings
+    from mindstream.lm.backends.embeddings import MiniLMEmbeddings
 
     check_out(out, overwrite)
     torch.set_num_threads(threads)

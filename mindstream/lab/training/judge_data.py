@@ -30,7 +30,7 @@ from mindstream.agents.teachme.language import negate, rule_hypothesis
 from mindstream.lab.experiments.openbookqa import DataError, Question
 from mindstream.lab.training.adapter import Labelled
 from mindstream.lab.training.verifier_data import entailmentbank_examples
-from mindstream.lm.judge import contradicts_prompt, replaces_prompt
+from mindstream.lm.judges.relation import contradicts_prompt, replaces_prompt
 
 CATALOGUE = Path(__file__).parent / "data" / "judge_slots.yaml"
 FILLERS = ("Quick update: ", "Oh, and ", "Anyway, ", "btw ", "So, ", "News: ", "Guess what? ")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from mindstream.lab.training.adapter import Labelled
-from mindstream.lm.judge import reacts_prompt
+from mindstream.lm.judges.relation import reacts_prompt
 
 NAMES = (
     "Ana Ruiz", "Ben Okafor", "Chen Wei", "Dara Kelly", "Eli Novak", "Fatima Zahra", "Gus Berg",

@@ -26,8 +26,8 @@ from mindstream.lab.training.adapter import (
     plot_curve,
     write_report,
 )
+from mindstream.lm.backends.loading import cached_smollm2_dir
 from mindstream.lm.config import LocalModelConfig
-from mindstream.lm.loading import cached_smollm2_dir
 
 if TYPE_CHECKING:
     import torch

@@ -24,7 +24,7 @@ from mindstream.lab.training.adapter import (
     yes_probabilities,
 )
 from mindstream.lab.training.verifier_data import Example
-from mindstream.lm.verifier import verify_prompt
+from mindstream.lm.judges.verifier import verify_prompt
 
 if TYPE_CHECKING:
     import torch

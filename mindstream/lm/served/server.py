@@ -197,7 +197,7 @@ def engine_python() -> Path:
     configured = os.environ.get(ENGINE_ENV)
     if configured:
         return Path(configured)
-    checkout = Path(__file__).resolve().parents[2] / ".engine" / "bin" / "python"
+    checkout = Path(__file__).resolve().parents[3] / ".engine" / "bin" / "python"
     if checkout.is_file():
         return checkout
     return cached_engine() / "bin" / "python"
@@ -256,7 +256,7 @@ class VllmServer(ModelServer):
         command += ["--model", self.model, "--dtype", self.dtype]
         command += ["--max-model-len", str(self.max_model_len)]
         if self.adapters:  # the verifier and the judge, as LoRA modules (`lm.served_adapters`)
-            from mindstream.lm.served_adapters import lora_modules
+            from mindstream.lm.served.adapters import lora_modules
 
             command += lora_modules()
         return [*command, "--host", self.host, "--port", str(self.port)]

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from langchain_core.prompts import PromptTemplate
 
 from mindstream.lm.config import JUDGE_ADAPTER_DIR
-from mindstream.lm.yes_no import YesNo, load_yes_no_adapter
+from mindstream.lm.judges.yes_no import YesNo, load_yes_no_adapter
 
 if TYPE_CHECKING:
-    from mindstream.lm.scoring import Scorer
+    from mindstream.lm.scoring.scorer import Scorer
 
 REPLACES = PromptTemplate.from_template(
     "Earlier: {earlier}\nLater: {later}\n"

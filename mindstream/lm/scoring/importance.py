@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mindstream.lm.prompts import POIGNANCY
-from mindstream.lm.scoring import Scorer
+from mindstream.lm.scoring.scorer import Scorer
 
 
 def rate_importance(scorer: Scorer, memories: Sequence[str]) -> list[float]:

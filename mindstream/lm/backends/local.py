@@ -21,9 +21,9 @@ from langchain_core.runnables.config import get_config_list
 from pydantic import ConfigDict, Field
 
 from mindstream.lm.accounting import CallLedger
+from mindstream.lm.backends.loading import cached_smollm2_dir, load_causal_lm
 from mindstream.lm.config import DEFAULT_LOCAL_MODEL, LocalModelConfig
-from mindstream.lm.loading import cached_smollm2_dir, load_causal_lm
-from mindstream.lm.scoring import (
+from mindstream.lm.scoring.scorer import (
     NO_LABELS,
     YES_LABELS,
     LogLikelihood,
@@ -36,7 +36,7 @@ from mindstream.lm.standard import check_arguments, ls_params
 from mindstream.lm.structured import structured_output
 
 if TYPE_CHECKING:
-    from mindstream.lm.backend import CausalLMBackend, Completion
+    from mindstream.lm.backends.causal_lm import CausalLMBackend, Completion
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system"}
 

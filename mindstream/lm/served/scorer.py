@@ -13,17 +13,17 @@ from pydantic import BaseModel, ConfigDict
 
 from mindstream.lm.accounting import CallLedger
 from mindstream.lm.config import ScorerPath
-from mindstream.lm.decisions import (
+from mindstream.lm.errors import ServedModelError, ServerUnreachableError
+from mindstream.lm.scoring.scorer import scale_labels
+from mindstream.lm.served.decisions import (
     Answered,
     DecisionPath,
     GeneratedPath,
     LogprobPath,
     SystemOnePath,
 )
-from mindstream.lm.endpoint import Endpoint
-from mindstream.lm.errors import ServedModelError, ServerUnreachableError
-from mindstream.lm.scoring import scale_labels
-from mindstream.lm.served_likelihood import ServedLikelihoodScorer
+from mindstream.lm.served.endpoint import Endpoint
+from mindstream.lm.served.likelihood import ServedLikelihoodScorer
 
 T = TypeVar("T")
 LOG_FLOOR = math.log(1e-9)  # the score of an option the server gave no probability

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from mindstream.lm import loading
-from mindstream.lm.onnx_embedder import export_bert
+from mindstream.lm.backends import loading
+from mindstream.lm.backends.onnx_embedder import export_bert
 
-CHANGE_JUDGE_DIR = Path(__file__).parent / "adapters" / "change_judge"
+CHANGE_JUDGE_DIR = Path(__file__).parents[1] / "adapters" / "change_judge"
 SETTINGS = "judge_config.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from mindstream.lm import loading
+from mindstream.lm.backends import loading
+from mindstream.lm.backends.loading import load_sentence_transformer, minilm_model_dir
+from mindstream.lm.backends.onnx_embedder import DIMENSION
 from mindstream.lm.config import default_threads
-from mindstream.lm.loading import load_sentence_transformer, minilm_model_dir
-from mindstream.lm.onnx_embedder import DIMENSION
 
 MINILM_DIMENSION = DIMENSION
 
@@ -46,8 +46,8 @@ class MiniLMEmbeddings(Embeddings):
             return np.zeros((0, self.dimension), dtype=np.float32)
         folder = self._folder or minilm_model_dir()
         if self._uses_onnx():
+            from mindstream.lm.backends.onnx_embedder import load_onnx_minilm
             from mindstream.lm.config import LocalModelConfig
-            from mindstream.lm.onnx_embedder import load_onnx_minilm
 
             loading.guard_real_model_load(f"the embedding model in {folder}")
             cache = self.cache_dir or LocalModelConfig().cache_dir
@@ -63,7 +63,7 @@ class MiniLMEmbeddings(Embeddings):
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def _uses_onnx(self) -> bool:
-        from mindstream.lm.onnx_embedder import onnx_available
+        from mindstream.lm.backends.onnx_embedder import onnx_available
 
         return self.backend == "onnx" or (self.backend == "auto" and onnx_available())
 

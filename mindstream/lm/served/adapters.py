@@ -12,9 +12,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from mindstream.lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
-from mindstream.lm.endpoint import Endpoint
 from mindstream.lm.errors import ServedModelError, ServerUnreachableError
-from mindstream.lm.served_likelihood import Step, Tokens, parallel, step_logprobs
+from mindstream.lm.served.endpoint import Endpoint
+from mindstream.lm.served.likelihood import Step, Tokens, parallel, step_logprobs
 
 ADAPTERS = {
     "mindstream-verifier": VERIFIER_ADAPTER_DIR,

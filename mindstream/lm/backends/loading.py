@@ -19,7 +19,7 @@ from mindstream.lm.errors import ModelPackageMissingError, RealModelForbiddenErr
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-    from mindstream.lm.backend import CausalLMBackend
+    from mindstream.lm.backends.causal_lm import CausalLMBackend
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def cached_smollm2_dir(cache_dir: Path) -> Path:
     target = cache_dir / "smollm2-135m-instruct-f32"
     if (target / "model.safetensors").is_file():
         return target
-    from mindstream.lm.backend import convert_gguf
+    from mindstream.lm.backends.causal_lm import convert_gguf
 
     cache_dir.mkdir(parents=True, exist_ok=True)
     gguf = smollm2_gguf_path()
@@ -104,7 +104,7 @@ def load_sentence_transformer(folder: Path, threads: int | None = None) -> Sente
 
 @lru_cache(maxsize=4)
 def _load_causal_lm(folder: Path, threads: int | None) -> CausalLMBackend:
-    from mindstream.lm.backend import CausalLMBackend
+    from mindstream.lm.backends.causal_lm import CausalLMBackend
 
     return CausalLMBackend.from_folder(folder, threads=threads)
 

@@ -23,10 +23,10 @@ from langchain_core.utils import secret_from_env
 from pydantic import ConfigDict, Field, SecretStr, model_validator
 
 from mindstream.lm.config import ServedConfig
-from mindstream.lm.endpoint import Endpoint
 from mindstream.lm.prompts import PREFILL_INSTRUCTION
-from mindstream.lm.served_likelihood import Tokens
-from mindstream.lm.served_scorer import probe
+from mindstream.lm.served.endpoint import Endpoint
+from mindstream.lm.served.likelihood import Tokens
+from mindstream.lm.served.scorer import probe
 from mindstream.lm.standard import check_arguments, ls_params
 from mindstream.lm.structured import structured_output
 

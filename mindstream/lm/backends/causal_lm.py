@@ -19,7 +19,7 @@ from transformers.modeling_outputs import BaseModelOutputWithPast
 from transformers.utils import logging as hf_logging
 
 from mindstream.lm.errors import ScoringInputError
-from mindstream.lm.scoring import label_log_scores, normalise
+from mindstream.lm.scoring.scorer import label_log_scores, normalise
 
 PREFIX_CACHE_SIZE = 8
 # The KV cache's argument and output field: `cache` from transformers 5.24 (which warns on

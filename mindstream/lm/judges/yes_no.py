@@ -17,7 +17,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from mindstream.lm import loading
+from mindstream.lm.backends import loading
 from mindstream.lm.timing import fastest
 
 if TYPE_CHECKING:

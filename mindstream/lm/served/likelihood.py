@@ -21,9 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from mindstream.lm.accounting import CallLedger
-from mindstream.lm.endpoint import Endpoint
 from mindstream.lm.errors import ScoringInputError, ServedModelError
-from mindstream.lm.scoring import (
+from mindstream.lm.scoring.scorer import (
     NO_LABELS,
     YES_LABELS,
     LogLikelihood,
@@ -34,6 +33,7 @@ from mindstream.lm.scoring import (
     scale_labels,
     yes_share,
 )
+from mindstream.lm.served.endpoint import Endpoint
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -15,7 +15,6 @@ import re
 import string
 from typing import Any, Protocol
 
-from mindstream.lm.endpoint import Endpoint
 from mindstream.lm.errors import DecisionParseError, ScoringInputError
 from mindstream.lm.prompts import (
     CHOICE_INSTRUCTION,
@@ -25,6 +24,7 @@ from mindstream.lm.prompts import (
     SCORE_INSTRUCTION,
     YES_NO_INSTRUCTION,
 )
+from mindstream.lm.served.endpoint import Endpoint
 
 LETTERS = string.ascii_uppercase
 TOP_LOGPROBS = 20

@@ -1,0 +1,1 @@
+"""Closed-set decisions read from a `Scorer`: the protocol, importance ratings, belief."""

@@ -91,7 +91,7 @@ def main() -> None:
     args = parser.parse_args()
     parts = Parts.load()
     items = memories(args.memories)
-    parts.embedder.embed_array([items[0].text])  # load the embedder before timing
+    parts.models.embedder.embed_array([items[0].text])  # load the embedder before timing
     judge = parts.judge_for(policy(parts, True))
     assert judge is not None
     judge.replaces_batch([(items[0].text, items[1].text)])  # and the judge

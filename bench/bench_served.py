@@ -65,8 +65,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     warm = Parts.load()
-    _ = warm.model.backend  # type: ignore[attr-defined]  # load once, outside the timed runs
-    _ = warm.embedder.embed_array(["warm up"])
+    _ = warm.models.chat.backend  # type: ignore[attr-defined]  # load once, outside the timed runs
+    _ = warm.models.embedder.embed_array(["warm up"])
     runs: dict[str, dict[str, Any]] = {name: {} for name in args.scenarios}
     for name in args.scenarios:
         runs[name]["local batched"] = _watched(None, partial(measure, True, args.hours, None, name))

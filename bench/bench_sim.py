@@ -69,8 +69,8 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=1.0, help="sim-hours per run")
     args = parser.parse_args()
     warm = Parts.load()
-    _ = warm.model.backend  # type: ignore[attr-defined]  # load once, outside the timed runs
-    _ = warm.embedder.embed_array(["warm up"])
+    _ = warm.models.chat.backend  # type: ignore[attr-defined]  # load once, outside the timed runs
+    _ = warm.models.embedder.embed_array(["warm up"])
     unbatched = measure(False, args.hours)
     batched = measure(True, args.hours)
     speedup = batched["sim_minutes_per_wall_second"] / unbatched["sim_minutes_per_wall_second"]

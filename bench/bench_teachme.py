@@ -36,16 +36,17 @@ def main() -> None:
     train = load_questions(DEFAULT_DATA / "train_complete.jsonl")
     facts = list({q.fact: (q.id, q.fact) for q in train}.values())[: args.facts]
     started = time.perf_counter()
-    verifier = parts.verifier
+    verifier = parts.models.verifier
+    parts.models.ready("verifier")
     load_seconds = time.perf_counter() - started
-    judge = parts.judge  # rules choices out; loaded before timing
+    judge = parts.models.judge  # rules choices out; loaded before timing
     figures: dict[str, object] = {
         "questions": len(dev),
         "facts_in_memory": len(facts),
         "threads": parts.config.model.local.threads,
         "verifier_load_seconds": round(load_seconds, 2),
     }
-    stream = MemoryStream(InMemoryStore(), parts.embedder)
+    stream = MemoryStream(InMemoryStore(), parts.models.embedder)
     stream.add_many(
         [new_memory(text=f, owner="user", kind="fact", importance=8.0) for _, f in facts]
     )

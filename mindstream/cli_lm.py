@@ -75,7 +75,7 @@ def probe(parts: Parts) -> None:
     from mindstream.lm import belief, choose, rate_importance
 
     config = parts.config.model
-    scorer = parts.scorer
+    scorer = parts.models.scorer
     if config.is_served:
         from mindstream.lm.resolve import endpoint_of
         from mindstream.lm.served.scorer import probe as probe_endpoint
@@ -115,6 +115,6 @@ def embed(
     """Print the dimension and the first values of TEXT's all-MiniLM-L6-v2 embedding."""
     if not text.strip():
         raise ValueError("TEXT is empty")
-    vector = parts.embedder.embed_array([text])[0]
+    vector = parts.models.embedder.embed_array([text])[0]
     console.print(f"dimension: {vector.shape[0]}")
     console.print("first values: " + " ".join(f"{v:+.4f}" for v in vector[:show]))

@@ -68,7 +68,7 @@ def run_demo(parts: Parts) -> None:
     ):
         console.print(f"belief: P(yes) that “{statement}” = {p:.2f}")
 
-    vectors = parts.embedder.embed_array(
+    vectors = parts.models.embedder.embed_array(
         ["a party at the cafe", "a celebration at the coffee shop", "tax law"]
     )
     console.print(

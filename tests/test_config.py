@@ -79,7 +79,7 @@ def test_the_sim_the_reflector_and_an_experiment_get_what_one_file_says(
     from mindstream.lab.experiments.teachme import Lab
 
     parts = Parts.load(config_file)
-    parts.__dict__["embedder"] = HashEmbeddings()  # the one real part a unit test swaps out
+    parts.override(embedder=HashEmbeddings())  # the one real part a unit test swaps out
     engine = start_run(load_scenario("smallville"), tmp_path / "run", parts.run_parts())
     town = engine.stream.config  # the town's policy, not the memory commands'
     assert (town.weights.relevance, town.decay) == (4.0, 0.98)

@@ -27,7 +27,7 @@ from mindstream.lab.experiments.believability import run
 from mindstream.lm.fakes import FakeScorer, HashEmbeddings
 from mindstream.memory import MemoryKind, new_memory
 from mindstream.sim.runner import RunParts, start_run
-from tests.plain_build import PlainBuild
+from tests.plain_build import plain_parts
 from tests.sim.conftest import scenario
 
 MARKERS = {
@@ -86,20 +86,10 @@ def _facts(answer: str) -> int:
     return sum(marker in answer for marker in MARKERS)
 
 
-class ScriptedParts(Parts):
-    def __init__(self, judge: FactJudge) -> None:
-        config = MindstreamConfig.model_validate({"believability": {"bootstrap": 40}})
-        super().__init__(config)
-        self.judge = judge
-
-    def run_parts(self, *, batched: bool = True, keep_config: bool = True) -> RunParts:
-        return RunParts(minds=Minds(EchoModel(), FakeScorer()), build=PlainBuild(HashEmbeddings()))
-
-    def scorer_for(self, component: str) -> Any:
-        return self.judge
-
-    def under(self, saved: Path | None) -> Parts:
-        return self
+def scripted(scorer: FactJudge | FakeScorer) -> Parts:
+    """Parts that interview with `EchoModel` on hashed embeddings and score with `scorer`."""
+    config = MindstreamConfig.model_validate({"believability": {"bootstrap": 40}})
+    return Parts(config).override(chat=EchoModel(), scorer=scorer, embedder=HashEmbeddings())
 
 
 def _town(folder: Path) -> Path:
@@ -107,7 +97,7 @@ def _town(folder: Path) -> Path:
     engine = start_run(
         scenario(),
         folder,
-        RunParts(minds=Minds(EchoModel(), FakeScorer()), build=PlainBuild(HashEmbeddings())),
+        RunParts(minds=Minds(EchoModel(), FakeScorer()), build=plain_parts(HashEmbeddings())),
     )
     moment = engine.clock.now() - timedelta(minutes=1)
     memories = [
@@ -133,8 +123,8 @@ def test_a_judge_that_prefers_remembered_facts_recovers_the_papers_order(tmp_pat
     result = run(
         tmp_path / "town",
         tmp_path / "out",
-        ScriptedParts(FactJudge()),
-        ScriptedParts(FactJudge()),
+        scripted(FakeScorer()),
+        scripted(FactJudge()),
     )
     mu = {c: m for c, (m, _) in result["trueskill"].items()}
     assert mu["full"] > mu["no_reflection"] > mu["no_reflection_planning"] > mu["fully_ablated"]
@@ -152,8 +142,8 @@ def test_a_judge_that_prefers_remembered_facts_recovers_the_papers_order(tmp_pat
     again = run(
         tmp_path / "town",
         tmp_path / "out",
-        ScriptedParts(FactJudge(noise=1.0)),
-        ScriptedParts(FactJudge(noise=1.0)),
+        scripted(FakeScorer()),
+        scripted(FactJudge(noise=1.0)),
     )
     assert again["trueskill"] == result["trueskill"]  # resumed: nothing asked or judged again
     assert (tmp_path / "out" / "believability-state.json").read_text() == state
@@ -163,8 +153,8 @@ def test_a_coin_flip_judge_gives_overlapping_intervals(tmp_path: Path) -> None:
     result = run(
         _town(tmp_path / "town"),
         tmp_path / "out",
-        ScriptedParts(FactJudge(noise=1.0)),
-        ScriptedParts(FactJudge(noise=1.0)),
+        scripted(FakeScorer()),
+        scripted(FactJudge(noise=1.0)),
     )
     intervals = list(result["intervals"].values())
     assert all(a[0] <= b[1] and b[0] <= a[1] for a in intervals for b in intervals)
@@ -224,7 +214,7 @@ def test_interviews_leave_last_access_alone(tmp_path: Path) -> None:
     from mindstream.sim.config import BelievabilityConfig
     from mindstream.sim.runner import resume_run
 
-    engine, _ = resume_run(_town(tmp_path / "town"), ScriptedParts(FactJudge()).run_parts())
+    engine, _ = resume_run(_town(tmp_path / "town"), scripted(FakeScorer()).run_parts())
     before = {r.id: r.last_accessed_at for r in engine.stream.records()}
     full = BelievabilityConfig().conditions["full"]
     questions = questions_for(engine.scenario)[:5]

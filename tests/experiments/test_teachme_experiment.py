@@ -10,7 +10,7 @@ from pathlib import Path
 from mindstream.agents.teachme import TeachMeConfig
 from mindstream.lab.experiments.teachme import Lab, run
 from mindstream.lm.fakes import FakeScorer, HashEmbeddings
-from tests.plain_build import PlainBuild
+from tests.plain_build import plain_parts
 
 # (stem, wrong choice, right choice, core fact). The scorer favours a choice whose word is in
 # the context, so only a proof citing the right fact gets the answer right; ties go to (A).
@@ -55,7 +55,10 @@ def test_teacher_teaches_wrong_answers_and_a_finished_run_resumes_for_free(
     out, work = tmp_path / "results", tmp_path / "work"
 
     def experiment(scorer: FakeScorer, retrieve_k: int = 5) -> dict:  # type: ignore[type-arg]
-        lab = Lab(PlainBuild(HashEmbeddings()), scorer, config=TeachMeConfig(retrieve_k=retrieve_k))
+        embedder = HashEmbeddings()
+        lab = Lab(
+            plain_parts(embedder), scorer, embedder, config=TeachMeConfig(retrieve_k=retrieve_k)
+        )
         return run(
             data / "dev_complete.jsonl",
             data / "train_complete.jsonl",

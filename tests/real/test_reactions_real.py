@@ -29,7 +29,7 @@ def six_residents_see(parts: Parts) -> tuple[list[ReactOdds], Minds]:
     """Each state of `EVENTS`, seen by six smallville25 residents, decided through `parts`."""
     minds = parts.minds()
     town = load_scenario("smallville25")
-    stream = MemoryStream(InMemoryStore(), parts.embedder)
+    stream = MemoryStream(InMemoryStore(), parts.models.embedder)
     moment = datetime(2023, 2, 14, 10, 0, tzinfo=town.start.tzinfo)
     residents = [GenerativeAgent(p, stream) for p in town.agents[:6]]
     candidates = [

@@ -65,12 +65,12 @@ def test_systemone_ratings_order_memories_like_the_local_scorer(
     parts = Parts.load(
         flags={"model.spec": model_server.spec, "model.served.base_url": model_server.base_url}
     )
-    served = rate_importance(parts.scorer, memories)
+    served = rate_importance(parts.models.scorer, memories)
     local = rate_importance(real_chat_model, memories)
     rho = spearmanr(local, served).statistic
     with capsys.disabled():  # shown in every run, not only on failure
         print(f"\nSpearman(local, /v1/systemone) over {len(items)} memories: {rho:.3f}")
-    assert parts.scorer.path.name == "systemone"  # type: ignore[attr-defined]
+    assert parts.models.scorer.path.name == "systemone"  # type: ignore[attr-defined]
     assert rho >= 0.8
     by_group = {
         g: [r for i, r in zip(items, served, strict=True) if i["group"] == g]

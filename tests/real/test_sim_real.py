@@ -12,7 +12,7 @@ from mindstream.agents.generative import Minds
 from mindstream.memory import MemoryKind
 from mindstream.sim import SimConfig
 from mindstream.sim.runner import RunParts, resume_run, start_run, summarize
-from tests.plain_build import PlainBuild
+from tests.plain_build import plain_parts
 from tests.sim.conftest import scenario
 
 pytestmark = pytest.mark.real_model
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.real_model
 def test_two_agents_on_the_real_model(real_chat_model, real_embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     minds = Minds(real_chat_model, real_chat_model)
     town = scenario(start="2023-02-14 16:00")
-    parts = RunParts(minds=minds, build=PlainBuild(real_embedder), sim=SimConfig(reflect=False))
+    parts = RunParts(minds=minds, build=plain_parts(real_embedder), sim=SimConfig(reflect=False))
     engine = start_run(town, tmp_path / "run", parts)
     engine.run(3)
     ann = engine.agents["Ann Lee"]
@@ -41,7 +41,9 @@ def test_two_agents_on_the_real_model(real_chat_model, real_embedder, tmp_path: 
     saved = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert saved["ticks"] == 3
     engine.stream.close()
-    again = RunParts(minds=Minds(real_chat_model, real_chat_model), build=PlainBuild(real_embedder))
+    again = RunParts(
+        minds=Minds(real_chat_model, real_chat_model), build=plain_parts(real_embedder)
+    )
     resumed, dropped = resume_run(tmp_path / "run", again)
     assert resumed.tick == 3 and dropped == 0
     assert len(resumed.stream.records("Bob Ray")) == len(engine.stream.records("Bob Ray"))

@@ -47,7 +47,7 @@ def test_the_probe_picks_exact_likelihoods(vllm_server) -> None:  # type: ignore
 
     report = probe(endpoint_of(parts.config.model))
     assert report.likelihood and report.path == "likelihood"
-    assert isinstance(parts.scorer, ServedLikelihoodScorer)
+    assert isinstance(parts.models.scorer, ServedLikelihoodScorer)
 
 
 def test_ratings_choices_and_yes_no_match_the_local_scorer(
@@ -118,22 +118,25 @@ def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> No
     from mindstream.lm.served.adapters import ADAPTERS
 
     served, local = _parts(vllm_server), Parts.load()
-    assert served.served_adapters == set(ADAPTERS)
+    assert served.models.served_adapters == set(ADAPTERS)
     proofs = [
         (["A magnet attracts iron."], "A magnet can pick up an iron nail."),
         (["Sound travels fastest through solids like steel."], "Sound travels fastest in steel."),
         (["Plants need sunlight."], "The moon is made of cheese."),
     ]
-    there, here = served.verifier.entailment_batch(proofs), local.verifier.entailment_batch(proofs)
+    there, here = (
+        served.models.verifier.entailment_batch(proofs),
+        local.models.verifier.entailment_batch(proofs),
+    )
     print(f"\nverifier: vLLM {there}, in-process {here}")
     assert there == pytest.approx(here, abs=0.02)
     moves = [("I live in a small flat in Leeds.", "We moved to York last week.")]
     facts = [("Ice is less dense than water.", "Ice sinks in water.")]
-    assert served.judge.replaces_batch(moves) == pytest.approx(
-        local.judge.replaces_batch(moves), abs=0.02
+    assert served.models.judge.replaces_batch(moves) == pytest.approx(
+        local.models.judge.replaces_batch(moves), abs=0.02
     )
-    assert served.judge.contradicts_batch(facts) == pytest.approx(
-        local.judge.contradicts_batch(facts), abs=0.02
+    assert served.models.judge.contradicts_batch(facts) == pytest.approx(
+        local.models.judge.contradicts_batch(facts), abs=0.02
     )
 
 
@@ -164,10 +167,10 @@ def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: P
 @contextmanager
 def _float32(parts: Parts) -> Iterator[None]:
     """The in-process reaction adapter in float32 while inside (as vLLM serves it)."""
-    from mindstream.compose import DeferredReactions
     from mindstream.lm.judges.relation import AdapterReactions
+    from mindstream.models import DeferredReactions
 
-    deferred = parts.reactions
+    deferred = parts.models.reactions
     assert isinstance(deferred, DeferredReactions)
     built = deferred.built
     assert isinstance(built, AdapterReactions)

@@ -39,7 +39,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
     }
     parts = Parts(load_config(None, {}, flags)).override(
         embedder=HashEmbeddings(),
-        model=ScriptedChatModel(default="ok"),
+        chat=ScriptedChatModel(default="ok"),
         scorer=FakeScorer(),
         change_judge=FakeJudge(replaces=moved),
     )

@@ -18,8 +18,7 @@ RUN = Path(__file__).parent.parent / "data" / "town-run"
 
 def _views(tmp_path: Path) -> RunViews:
     shutil.copytree(RUN, tmp_path / "town")
-    parts = Parts.load()
-    parts.__dict__["embedder"] = HashEmbeddings()  # records only: no vector is compared
+    parts = Parts.load().override(embedder=HashEmbeddings())  # records only: no vector compared
     return RunViews(tmp_path, parts)
 
 

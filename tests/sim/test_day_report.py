@@ -10,7 +10,7 @@ from mindstream.lm.fakes import HashEmbeddings
 from mindstream.reflection import ReflectionConfig
 from mindstream.sim import SimConfig
 from mindstream.sim.runner import RunParts, start_run, summarize
-from tests.plain_build import PlainBuild
+from tests.plain_build import plain_parts
 from tests.sim.conftest import scenario, scripted_minds
 
 INSIGHTS = {
@@ -24,7 +24,7 @@ def _day(tmp_path: Path, ticks: int, **changes: object) -> tuple[str, dict]:  # 
     minds.model.rules.update(INSIGHTS)  # type: ignore[attr-defined]
     parts = RunParts(
         minds=minds,
-        build=PlainBuild(HashEmbeddings()),
+        build=plain_parts(HashEmbeddings()),
         sim=SimConfig(reflect=True),
         reflection=ReflectionConfig(threshold=10_000, min_evidence_similarity=None),  # the
         # scenario's own threshold must win; hashed embeddings cannot tell support

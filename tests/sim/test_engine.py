@@ -12,7 +12,7 @@ from mindstream.lm.fakes import HashEmbeddings
 from mindstream.memory import InMemoryStore, MemoryKind, MemoryStream
 from mindstream.sim import Engine, Scenario, SimConfig
 from mindstream.sim.runner import RunParts, resume_run, start_run
-from tests.plain_build import PlainBuild
+from tests.plain_build import plain_parts
 from tests.sim.conftest import scenario, scripted_minds
 
 CONFIG = SimConfig(reflect=False)
@@ -164,7 +164,9 @@ def _final_state(folder: Path) -> tuple[dict[str, object], list[tuple[str, str, 
 
 
 def _parts(**options: int) -> RunParts:
-    return RunParts(minds=scripted_minds(**options), build=PlainBuild(HashEmbeddings()), sim=CONFIG)
+    return RunParts(
+        minds=scripted_minds(**options), build=plain_parts(HashEmbeddings()), sim=CONFIG
+    )
 
 
 def _one_area() -> Scenario:
@@ -246,7 +248,7 @@ def test_reflection_in_the_sim_is_counted_in_the_run_ledger(tmp_path: Path) -> N
         }
     )
     parts = RunParts(
-        minds=minds, build=PlainBuild(HashEmbeddings()), reflection=ReflectionConfig(threshold=5)
+        minds=minds, build=plain_parts(HashEmbeddings()), reflection=ReflectionConfig(threshold=5)
     )
     engine = start_run(scenario(), tmp_path / "run", parts)
     engine.step()

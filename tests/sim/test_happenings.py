@@ -9,13 +9,13 @@ from mindstream.lm.fakes import HashEmbeddings
 from mindstream.sim import SimConfig
 from mindstream.sim.happenings import happenings
 from mindstream.sim.runner import RunParts, start_run, summarize
-from tests.plain_build import PlainBuild
+from tests.plain_build import plain_parts
 from tests.sim.conftest import scenario, scripted_minds
 
 
 def test_an_event_its_witnesses_their_reactions_and_a_whisper_are_counted(tmp_path: Path) -> None:
     parts = RunParts(
-        minds=scripted_minds(0.9), build=PlainBuild(HashEmbeddings()), sim=SimConfig(reflect=False)
+        minds=scripted_minds(0.9), build=plain_parts(HashEmbeddings()), sim=SimConfig(reflect=False)
     )
     engine = start_run(scenario(), tmp_path / "run", parts)
     engine.run(2)  # past the first conversation and its cooldown

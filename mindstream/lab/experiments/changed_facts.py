@@ -145,7 +145,7 @@ def run(data: list[Path], out: Path, parts: Parts, command: str) -> dict[str, An
     chosen = {item.id: rng.sample(distractors, 3) for item, _ in items}
     texts = sorted({t for item, _ in items for t in (item.earlier, item.later, item.question)})
     texts += sorted(set(distractors))
-    vectors = dict(zip(texts, parts.embedder.embed_array(texts), strict=True))
+    vectors = dict(zip(texts, parts.models.embedder.embed_array(texts), strict=True))
     judge = parts.judge_for(policies(parts.config.assistant.stream)[_JUDGED])
     assert judge is not None
     outcomes: dict[str, list[Outcome]] = {}

@@ -140,7 +140,7 @@ def _ingest(
     vectors, ratings = [], []
     for first in range(0, len(texts), 64):
         chunk = texts[first : first + 64]
-        vectors.append(parts.embedder.embed_array(chunk))
+        vectors.append(parts.models.embedder.embed_array(chunk))
         ratings += [importance] * len(chunk) if importance else parts.rater()(chunk)
         progress.advance(task, len(chunk))
     embeddings = np.concatenate(vectors)
@@ -232,7 +232,7 @@ def _answers(
             )
             for q in chunk
         ]
-        replies = complete_batch(parts.model, prompts, "answer", max_tokens=config.max_tokens)
+        replies = complete_batch(parts.models.chat, prompts, "answer", max_tokens=config.max_tokens)
         for q, text in zip(chunk, replies, strict=True):
             rows.append({"category": q.category, "f1": token_f1(text, q.answer), "reply": text})
         progress.advance(task, len(chunk))

@@ -35,9 +35,6 @@ CURVE = tuple(range(10, 101, 10))  # % of the train questions seen
 class Builder(Protocol):
     """What the lab builds its memories and reasoners with (`Parts` is one)."""
 
-    @property
-    def embedder(self) -> Embedder: ...
-
     def stream(self, *, store: MemoryStore, policy: StreamConfig) -> MemoryStream: ...
 
     def reasoner(
@@ -59,6 +56,7 @@ class Lab:
         self,
         build: Builder,
         scorer: Scorer,
+        embedder: Embedder,
         spec: str = DEFAULT_MODEL_SPEC,
         config: TeachMeConfig | None = None,
         verifier: Verifier | None = None,
@@ -66,6 +64,7 @@ class Lab:
     ) -> None:
         self.build = build
         self.scorer = MemoScorer(scorer)
+        self.embedder = embedder
         self.spec = spec
         self.config = config or TeachMeConfig(retrieve_k=5)
         self.verifier = None if verifier is None else MemoVerifier(verifier)
@@ -77,14 +76,11 @@ class Lab:
         return cls(
             parts,
             parts.scorer_for("teachme"),
+            parts.models.embedder,
             parts.config.model.spec,
             parts.config.teachme,
             *parts.teachme_checkers(parts.config.teachme),
         )
-
-    @property
-    def embedder(self) -> Embedder:
-        return self.build.embedder
 
     def reasoner(self, facts: list[tuple[str, str]]) -> TeachableReasoner:
         """A reasoner taught `facts` (question id, fact), scoring only: no chat model, so

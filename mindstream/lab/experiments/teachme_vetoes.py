@@ -68,7 +68,9 @@ def judged_traps(parts: Parts, train: Path, limit: int) -> list[Row]:
     questions = load_questions(train)[-HELD_OUT:][:limit]
     traps, rng = WordTraps(sorted({q.fact for q in questions})), random.Random(0)
     found = [(q, t[1]) for q in questions if (t := traps.denial_for(q, rng)) is not None]
-    near = [gate_similarities(parts.embedder, q.stem, q.choices, [d])[0][0] for q, d in found]
+    near = [
+        gate_similarities(parts.models.embedder, q.stem, q.choices, [d])[0][0] for q, d in found
+    ]
     gate = parts.config.teachme.gate_similarity
     relevant = [pair for pair, cosine in zip(found, near, strict=True) if cosine >= gate]
     return [
@@ -79,12 +81,12 @@ def judged_traps(parts: Parts, train: Path, limit: int) -> list[Row]:
 
 def _row(parts: Parts, q: Question, fact: str, denied: int | None) -> Row:
     claims = [rule_hypothesis(q.stem, c) for c in q.choices]
-    fact_first, claim_first = both_readings(parts.judge, [(fact, c) for c in claims])
-    both = parts.verifier.entailment_batch(
+    fact_first, claim_first = both_readings(parts.models.judge, [(fact, c) for c in claims])
+    both = parts.models.verifier.entailment_batch(
         [([text], c) for text in (fact, negate(fact)) for c in claims]
     )
     entailment, negation = both[: len(claims)], both[len(claims) :]
-    on_topic = gate_similarities(parts.embedder, q.stem, q.choices, [fact])[1][0]
+    on_topic = gate_similarities(parts.models.embedder, q.stem, q.choices, [fact])[1][0]
     return Row(denied, q.answer_index, fact_first, entailment, claim_first, negation, on_topic)
 
 

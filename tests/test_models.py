@@ -1,0 +1,84 @@
+"""The models of a configuration: each judge chosen once, the same way for every judge, and
+nothing loaded or contacted until a part is used; one call swaps any part."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mindstream.compose import Parts
+from mindstream.config import load_config
+from mindstream.lm import CallLedger
+from mindstream.lm.config import DEFAULT_MODEL_SPEC
+from mindstream.lm.fakes import FakeJudge, FakeScorer, HashEmbeddings, ScriptedChatModel
+from mindstream.lm.judges.relation import AdapterJudge, AdapterReactions, ScorerJudge
+from mindstream.lm.judges.verifier import ScorerVerifier
+from mindstream.models import (
+    DeferredJudge,
+    DeferredPairJudge,
+    DeferredReactions,
+    DeferredVerifier,
+    Models,
+)
+
+
+def models_for(spec: str) -> Models:
+    config = load_config(None, {}, {"model.spec": spec})
+    return Models(config.model, config.embedder, CallLedger())
+
+
+def test_the_embedded_model_gets_its_adapters_on_first_use_only() -> None:
+    models = models_for(DEFAULT_MODEL_SPEC)
+    judges = [models.verifier, models.judge, models.reactions, models.change_judge]
+    kinds = [DeferredVerifier, DeferredJudge, DeferredReactions, DeferredPairJudge]
+    assert [type(j) for j in judges] == kinds
+    assert all(j._built is None for j in judges)  # type: ignore[union-attr]  # nothing loaded
+    assert not models.built("chat") and not models.built("scorer")
+
+
+def test_a_server_without_the_adapters_answers_itself_and_one_with_them_serves_them() -> None:
+    bare = models_for("openai:some-model").override(scorer=FakeScorer())
+    bare.__dict__["served_adapters"] = set()  # what the server lists, asked on first use
+    assert isinstance(bare.judge, DeferredJudge)
+    assert isinstance(bare.judge.built, ScorerJudge)
+    assert isinstance(bare.verifier.built, ScorerVerifier)  # type: ignore[attr-defined]
+    served = models_for("openai:some-model")
+    served.__dict__["served_adapters"] = {
+        "mindstream-judge-replaces",
+        "mindstream-judge-contradicts",
+        "mindstream-judge-reacts",
+    }
+    assert isinstance(served.judge.built, AdapterJudge)  # type: ignore[attr-defined]
+    assert isinstance(served.reactions.built, AdapterReactions)  # type: ignore[union-attr]
+    assert not served.built("scorer")  # the served adapters need no scorer
+
+
+def test_another_local_model_answers_itself_and_has_no_reaction_judge() -> None:
+    models = models_for("hf:/models/another-causal-lm").override(scorer=FakeScorer())
+    assert isinstance(models.judge, ScorerJudge)
+    assert isinstance(models.verifier, ScorerVerifier)
+    assert models.reactions is None
+
+
+def test_one_call_swaps_a_part_and_an_unknown_name_is_refused(tmp_path: Path) -> None:
+    parts = Parts(load_config(None, {}, {"store.kind": "memory"}))
+    chat, judge = ScriptedChatModel(default="ok"), FakeJudge(replaces=lambda old, new: 0.9)
+    parts.override(chat=chat, embedder=HashEmbeddings(), change_judge=judge)
+    assert parts.models.chat is chat
+    stream_judge = parts.judge_for(parts.config.assistant.stream)
+    assert isinstance(stream_judge, DeferredPairJudge)
+    assert stream_judge.replaces_batch([("I live in Leeds", "I live in York")]) == [0.9]
+    with pytest.raises(ValueError, match=r"no part named 'model'.*chat"):
+        parts.override(model=chat)
+    saved = tmp_path / "saved.yaml"
+    saved.write_text("reflection:\n  threshold: 7\n")
+    again = parts.under(saved)
+    assert again.config.reflection.threshold == 7 and again.models.chat is chat
+
+
+def test_a_benchmark_can_load_a_part_before_timing() -> None:
+    models = models_for("openai:some-model").override(scorer=FakeScorer())
+    models.__dict__["served_adapters"] = set()
+    assert isinstance(models.ready("judge"), ScorerJudge)
+    assert models.ready("scorer") is models.scorer

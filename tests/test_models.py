@@ -33,7 +33,7 @@ def test_the_embedded_model_gets_its_adapters_on_first_use_only() -> None:
     judges = [models.verifier, models.judge, models.reactions, models.change_judge]
     kinds = [DeferredVerifier, DeferredJudge, DeferredReactions, DeferredPairJudge]
     assert [type(j) for j in judges] == kinds
-    assert all(j._built is None for j in judges)  # type: ignore[union-attr]  # nothing loaded
+    assert all(j._built is None for j in judges)  # type: ignore[attr-defined]  # nothing loaded
     assert not models.built("chat") and not models.built("scorer")
 
 

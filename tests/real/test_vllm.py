@@ -56,7 +56,7 @@ def test_ratings_choices_and_yes_no_match_the_local_scorer(
     memories = [
         json.loads(x)["memory"] for x in (DATA / "poignancy.jsonl").read_text().splitlines() if x
     ]
-    scorer = _parts(vllm_server).scorer
+    scorer = _parts(vllm_server).models.scorer
     served, local = rate_importance(scorer, memories), rate_importance(real_chat_model, memories)
     rho = spearmanr(local, served).statistic
     with capsys.disabled():  # shown in every run, not only on failure

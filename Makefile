@@ -103,6 +103,7 @@ bench: $(STAMP) haproxy engine
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_served.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_service.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_replicas.py
+	MINDSTREAM_THREADS=1 $(PY) bench/bench_resident.py --folder runs/bench-resident
 	MINDSTREAM_THREADS=2 $(PY) bench/bench_teachme.py
 	MINDSTREAM_THREADS=2 $(PY) bench/bench_changes.py
 

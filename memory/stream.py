@@ -48,6 +48,7 @@ from mindstream.memory.records import (
     new_memory,
 )
 from mindstream.memory.relevance import Query, check_mode, most_similar, scored_memories, search
+from mindstream.memory.residency import Residency
 from mindstream.memory.scoring import Scored
 from mindstream.memory.stores.base import MemoryStore
 from mindstream.memory.transfer import prepared
@@ -83,7 +84,10 @@ class MemoryStream:
         rater: RateTexts | None = None,
         config: StreamConfig | None = None,
         judge: ReplacementJudge | None = None,
+        residency: Residency | None = None,
     ) -> None:
+        """`residency`: hold only the owners used, each loaded from the store on first use
+        (a service replica); without it, every memory is loaded now."""
         self.store = store
         self.embedder = embedder
         self.clock = clock or SystemClock()
@@ -99,9 +103,11 @@ class MemoryStream:
         self._pending: dict[str, MemoryRecord] = {}
         self._requests: dict[tuple[str, str], list[str]] = {}  # (owner, request) -> ids
         self._flushing = threading.Lock()
-        for records, vectors in store.load():
-            self._index(records, vectors)
-        self._resume_detection()
+        self.residency = residency
+        if residency is None:
+            for records, vectors in store.load():
+                self._index(records, vectors)
+            self._resume_detection()
 
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder, **options: Any) -> MemoryStream:
@@ -139,6 +145,8 @@ class MemoryStream:
         (`ChangePolicy.background`; `settle` waits for it)."""
         if not items:
             return Written(records=[], decisions=[], pending=0)
+        for owner in {item.owner for item in items}:
+            self.hold(owner)
         self._check_evidence(items)
         vectors = self.intake.vectors(items, embeddings)
         importance = self.intake.importance(items)
@@ -179,10 +187,11 @@ class MemoryStream:
         """Wait until background change detection has judged every write so far."""
         return self.worker.settle(timeout)
 
-    def _resume_detection(self) -> None:
+    def _resume_detection(self, owner: str | None = None) -> None:
         """Memories a stopped process left `pending` are judged again (nothing is skipped)."""
+        records = self._records.values() if owner is None else self._of(owner)
         waiting = sorted(
-            (r for r in self._records.values() if r.provenance.detection == "pending"),
+            (r for r in records if r.provenance.detection == "pending"),
             key=lambda r: r.created_at,
         )
         if waiting and self.changes.judging:
@@ -192,6 +201,7 @@ class MemoryStream:
         """What a write with this idempotency key already stored for `owner` (in order): a
         retried write finds its first attempt here, across restarts (the key is stored with
         the memories, in the same put)."""
+        self.hold(owner)
         return [self._records[i] for i in self._requests.get((owner, request), ())]
 
     def vector_of(self, record: MemoryRecord) -> np.ndarray:
@@ -274,6 +284,7 @@ class MemoryStream:
         above it (`ChangePolicy.rank_above`)."""
         if not query.strip():
             raise InvalidMemoryError("query: is empty")
+        self.hold(owner)
         state = self._owners.get(owner)
         if state is None or state.index.size == 0 or k <= 0:
             return []
@@ -363,6 +374,7 @@ class MemoryStream:
         self, n: int, *, owner: str, kinds: Iterable[MemoryKind | str] | None = None
     ) -> list[MemoryRecord]:
         """The n most recently added active memories of `owner`, oldest first."""
+        self.hold(owner)
         state = self._owners.get(owner)
         if state is None or n <= 0:
             return []
@@ -371,15 +383,66 @@ class MemoryStream:
         return [self._records[state.index.ids[r]] for r in rows[-n:].tolist()]
 
     def owners(self) -> list[str]:
+        """The owners held (with a `Residency`, only those loaded now)."""
         return sorted(self._owners)
 
     def count(self, owner: str) -> int:
         """How many memories `owner` has (any status), without listing them."""
+        self.hold(owner)
         state = self._owners.get(owner)
         return 0 if state is None else state.index.size
 
     def records(self, owner: str | None = None) -> list[MemoryRecord]:
-        return [r for r in self._records.values() if owner is None or r.owner == owner]
+        """The memories of `owner`, or every memory held (with a `Residency`, of the owners
+        loaded now)."""
+        if owner is None:
+            return list(self._records.values())
+        self.hold(owner)
+        return self._of(owner)
+
+    def _of(self, owner: str) -> list[MemoryRecord]:
+        state = self._owners.get(owner)
+        return [] if state is None else [self._records[i] for i in state.index.ids]
+
+    def hold(self, owner: str) -> None:
+        """Have `owner`'s memories here: with a `Residency`, loaded from the store on the
+        owner's first use, and the least recently used owners unloaded past its budget."""
+        residency = self.residency
+        if residency is None:
+            return
+        with self.lock:
+            if not residency.used(owner):
+                for records, vectors in self.store.load(owner=owner):
+                    self._index(records, vectors)
+                residency.loaded(owner)
+                self._resume_detection(owner)
+            if residency.budget is not None and len(self._records) > residency.budget:
+                self._unload_past_budget(keep=owner)  # a user's writes grow past it too
+
+    def _unload_past_budget(self, keep: str) -> None:
+        assert self.residency is not None
+        judging = {r.owner for r in self._records.values() if r.provenance.detection == "pending"}
+        chosen = self.residency.to_unload(
+            len(self._records),
+            lambda owner: self._owners[owner].index.size if owner in self._owners else 0,
+            lambda owner: owner == keep or owner in judging,
+        )
+        if chosen:
+            self.flush()  # last-access updates reach the store before their records go
+        for owner in chosen:
+            self._unindex(owner)
+            self.residency.unloaded(owner)
+
+    def _unindex(self, owner: str) -> list[str]:
+        """Take `owner`'s memories out of this process (the store keeps them); their ids."""
+        state = self._owners.pop(owner, None)
+        ids = [] if state is None else list(state.index.ids)
+        for memory_id in ids:
+            self._records.pop(memory_id, None)
+            self._pending.pop(memory_id, None)
+        self._requests = {k: v for k, v in self._requests.items() if k[0] != owner}
+        self._graph.remove(ids)
+        return ids
 
     def __len__(self) -> int:
         return len(self._records)
@@ -394,18 +457,15 @@ class MemoryStream:
         graph (a user deleted); how many."""
         ids = [r.id for r in self.records(owner)]
         self.store.delete(ids)
-        for memory_id in ids:
-            self._records.pop(memory_id, None)
-            self._pending.pop(memory_id, None)
-        self._requests = {k: v for k, v in self._requests.items() if k[0] != owner}
-        self._graph.remove(ids)
-        self._owners.pop(owner, None)
+        self._unindex(owner)
         return len(ids)
 
     def import_records(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """Exported records back as they were (times, statuses, evidence, provenance): stored
         and indexed whole, nothing re-decided; every link checked to stay within the owner,
         and ids issued anew where one is taken (`memory.transfer`)."""
+        for owner in {r.owner for r in records}:
+            self.hold(owner)
         with self.lock:
             records = prepared(records, self.find)
         if not records:
@@ -440,6 +500,7 @@ class MemoryStream:
 
     def stale(self, owner: str) -> list[MemoryRecord]:
         """Active memories whose evidence was forgotten or superseded."""
+        self.hold(owner)
         return corrections.stale_memories(self, owner)
 
     def replace(self, record: MemoryRecord, **changes: Any) -> MemoryRecord:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from mindstream.memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
     from mindstream.memory.changes import ReplacementJudge
     from mindstream.memory.embedder import Embedder
+    from mindstream.memory.residency import Residency
     from mindstream.models import Models
     from mindstream.reflection import ReflectionConfig, Reflector
     from mindstream.reflection.refeed import ReFeed, Retrieve
@@ -256,8 +257,15 @@ class Parts:
             return None, None
         return self.models.verifier, self.models.judge
 
-    def assistant(self, path: Path | None = None, *, store: MemoryStore | None = None) -> Assistant:
-        """The personal assistant on its own stream (the assistant's retrieval policy)."""
+    def assistant(
+        self,
+        path: Path | None = None,
+        *,
+        store: MemoryStore | None = None,
+        residency: Residency | None = None,
+    ) -> Assistant:
+        """The personal assistant on its own stream (the assistant's retrieval policy);
+        with `residency`, holding only the users it serves (a service replica)."""
         from mindstream.agents.assistant import Assistant
         from mindstream.memory import MemoryStream
 
@@ -268,6 +276,7 @@ class Parts:
             rater=self.rater(),
             config=policy,
             judge=self.judge_for(policy),
+            residency=residency,
         )
         return Assistant(
             stream,

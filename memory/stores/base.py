@@ -35,8 +35,11 @@ class MemoryStore(Protocol):
         writing back last access must not undo a status another process set."""
         ...
 
-    def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
-        """Every record with its embedding, in insertion order, in batches."""
+    def load(
+        self, batch_size: int = 5000, owner: str | None = None
+    ) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
+        """Every record (of `owner` only, if given) with its embedding, in insertion order,
+        in batches."""
         ...
 
     def nearest(self, owner: str, vector: np.ndarray, n: int) -> list[str]:

@@ -7,6 +7,7 @@ the collection is given an embedding function that refuses to run.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
 import sqlite3
 import time
@@ -198,17 +199,26 @@ class ChromaStore:
             ids=[r.id for r in records], metadatas=[changed_fields(r, fields) for r in records]
         )
 
-    def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
-        total = self._collection.count()
+    def load(
+        self, batch_size: int = 5000, owner: str | None = None
+    ) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
+        where: dict[str, Any] | None = None if owner is None else {"owner": owner}
         rows: list[tuple[int, MemoryRecord, np.ndarray]] = []
-        for offset in range(0, total, batch_size):
+        for offset in itertools.count(0, batch_size):
             page = self._collection.get(
-                include=["embeddings", "metadatas", "documents"], limit=batch_size, offset=offset
+                where=where,
+                include=["embeddings", "metadatas", "documents"],
+                limit=batch_size,
+                offset=offset,
             )
+            if not page["ids"]:
+                break
             for memory_id, text, meta, vector in zip(
                 page["ids"], page["documents"], page["metadatas"], page["embeddings"], strict=True
             ):
                 rows.append((int(meta["seq"]), from_flat(memory_id, text, meta), vector))
+            if len(page["ids"]) < batch_size:
+                break
         rows.sort(key=lambda row: row[0])
         for start in range(0, len(rows), batch_size):
             chunk = rows[start : start + batch_size]

@@ -34,8 +34,10 @@ class InMemoryStore:
             change = {name: getattr(record, name) for name in fields}
             self._records[record.id] = self._records[record.id].model_copy(update=change)
 
-    def load(self, batch_size: int = 5000) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
-        ids = list(self._records)
+    def load(
+        self, batch_size: int = 5000, owner: str | None = None
+    ) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
+        ids = [i for i, r in self._records.items() if owner is None or r.owner == owner]
         for start in range(0, len(ids), batch_size):
             chunk = ids[start : start + batch_size]
             yield [self._records[i] for i in chunk], np.stack([self._vectors[i] for i in chunk])

@@ -45,6 +45,7 @@ def user_dependency(service: Service) -> Callable[..., str]:
         if name is None:
             raise HTTPException(401, "unknown API key")
         _limit(service, key)
+        service.holds(name)
         return name
 
     return user

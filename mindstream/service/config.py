@@ -24,6 +24,13 @@ class ServiceConfig(BaseModel):
     burst: int = Field(60, ge=1, description="requests a key may make at once")
     replicas: int = Field(1, ge=1, le=64, description="processes sharing users (by key)")
     replica: int = Field(0, ge=0, description="which of them this process is")
+    resident_memories: int | None = Field(
+        None,
+        ge=1,
+        description="memories a process keeps loaded: past it the least recently used users"
+        " are unloaded (they stay in the store); replicas and a set budget load each user on"
+        " their first request",
+    )
 
     @model_validator(mode="after")
     def _one_of_them(self) -> ServiceConfig:

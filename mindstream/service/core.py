@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from mindstream.memory.residency import Residency
 from mindstream.service import jobs
 from mindstream.service.address import keep_private
 from mindstream.service.config import ServiceConfig
@@ -18,6 +19,13 @@ from mindstream.service.worker import ReflectionWorker
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
+
+
+def residency_of(config: ServiceConfig) -> Residency | None:
+    """Replicas, and a process with a memory budget, hold only the users they are asked for."""
+    if config.replicas == 1 and config.resident_memories is None:
+        return None
+    return Residency(config.resident_memories)
 
 
 class Service:
@@ -37,7 +45,7 @@ class Service:
             teach_store = parts.store(collection="teachme")
         else:
             self.users, teach_store = Users(JsonRegistry(config.data)), None
-        self.assistant = parts.assistant(config.data / "memory")
+        self.assistant = parts.assistant(config.data / "memory", residency=residency_of(config))
         self.admin_key, self.admin_key_file = admin_key(config.data)
         self.limiter = RateLimiter(config.rate_per_minute, config.burst)
         self.reflections = jobs.UserReflections(
@@ -49,6 +57,11 @@ class Service:
         self._closing = threading.Event()
         # Load the embedder now: the first request should not wait seconds for it.
         self.assistant.stream.embed(["warm up"])
+
+    def holds(self, name: str) -> None:
+        """The user's memories loaded here, if they were not (a replica loads a user on their
+        first request)."""
+        self.assistant.stream.hold(name)
 
     def owns(self, name: str) -> bool:
         """Whether this process is the one replica that serves (and writes for) the user."""

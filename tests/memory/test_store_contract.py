@@ -121,3 +121,17 @@ def test_an_update_writes_only_the_fields_it_names(store: MemoryStore) -> None:
     assert loaded.status is MemoryStatus.FORGOTTEN and loaded.last_accessed_at == later
     with pytest.raises(ValueError, match="cannot change"):
         store.update([touched], fields=("text",))
+
+
+def test_one_owners_records_load_alone_in_insertion_order(store: MemoryStore) -> None:
+    """A replica loads a user's memories on their first request: only theirs, in order, with
+    their vectors, across pages."""
+    records = [_record(i, owner="ana" if i % 3 else "ben") for i in range(20)]
+    vectors = _vectors(20)
+    store.put(records, vectors)
+    pages = store.load(batch_size=4, owner="ben")
+    loaded = [(r, v) for batch, vs in pages for r, v in zip(batch, vs, strict=True)]
+    bens = [(r, v) for r, v in zip(records, vectors, strict=True) if r.owner == "ben"]
+    assert [r for r, _ in loaded] == [r for r, _ in bens]
+    assert np.allclose(np.stack([v for _, v in loaded]), np.stack([v for _, v in bens]), atol=1e-6)
+    assert list(store.load(owner="nobody")) == []

@@ -64,7 +64,12 @@ def ops_routes(service: "Service", admin: Callable[..., None]) -> tuple[APIRoute
         "mindstream_request_seconds", "Time to answer", ["method", "route"], registry=registry
     )
     users = Gauge("mindstream_users", "Users with a key", registry=registry)
-    memories = Gauge("mindstream_memories", "Memories in the store", registry=registry)
+    memories = Gauge(
+        "mindstream_memories",
+        "Memories held in this process (all of the store's, unless replicas or a budget hold"
+        " only the users served lately)",
+        registry=registry,
+    )
     router = APIRouter()
 
     @router.get("/ready")

@@ -49,7 +49,16 @@ def serve(
             min=1,
             max=64,
             help="Run N service processes behind HAProxy on --port, each the only writer for "
-            "the users it owns, all on one chroma server in the data folder.",
+            "the users it owns, on a chroma server in the data folder (see --stores).",
+        ),
+    ] = 1,
+    stores: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="With --replicas: spread the users' memories over M chroma servers (replica i"
+            " keeps its users on store i mod M; the first also keeps the user registry).",
         ),
     ] = 1,
     public: Annotated[
@@ -80,8 +89,10 @@ def serve(
     if warning:
         console.print(warning, style="yellow", highlight=False, soft_wrap=True)
     if replicas > 1:
-        _serve_replicas(config.data, config.port, replicas, config.host)
+        _serve_replicas(config.data, config.port, (replicas, stores), config.host)
         return
+    if stores > 1:
+        raise ValueError(f"--stores {stores}: only with --replicas (one process has one store)")
     if (config.data / "replicas.json").is_file() and parts.config.store.kind != "chroma-server":
         raise ValueError(
             f"--data {config.data}: this folder belongs to a replica set; serve it with "
@@ -101,16 +112,18 @@ def serve(
     uvicorn.run(create_app(service), host=config.host, port=config.port, log_level="warning")
 
 
-def _serve_replicas(data: Path, port: int, replicas: int, host: str) -> None:
+def _serve_replicas(data: Path, port: int, layout: tuple[int, int], host: str) -> None:
     from mindstream.service.replicas import ReplicaSet
 
     if host != "127.0.0.1":
         raise ValueError("--replicas: the set listens on 127.0.0.1 only (put a proxy in front)")
-    group = ReplicaSet(data, port, replicas)
+    replicas, stores = layout
+    group = ReplicaSet(data, port, replicas, stores)
     key = f"in {group.key_file}" if group.key_file else "from the environment"
     console.print(
-        f"mindstream serving {data} at http://127.0.0.1:{port} with {replicas} replicas behind "
-        f"HAProxy (admin key {key}; processes in {data / 'replicas.json'})",
+        f"mindstream serving {data} at http://127.0.0.1:{port} with {replicas} replicas on "
+        f"{stores} store(s) behind HAProxy (admin key {key}; processes in "
+        f"{data / 'replicas.json'})",
         highlight=False,
         soft_wrap=True,
     )

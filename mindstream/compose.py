@@ -138,10 +138,11 @@ class Parts:
         if kind == "memory":
             return InMemoryStore()
         if kind == "chroma-server":
-            host, port = self.config.store.host, self.config.store.port
+            shared = self.config.store
             if collection is not None:
-                return ChromaStore.http(host, port, collection=collection)
-            return ChromaStore.http(host, port)
+                return ChromaStore.http(shared.host, shared.port, collection=collection)
+            host = shared.memory_host or shared.host
+            return ChromaStore.http(host, shared.memory_port or shared.port)
         if path is None:
             raise StorePathError("store path: none given (use --store FOLDER)")
         if not create and not path.exists():

@@ -58,6 +58,16 @@ class StoreConfig(BaseModel):
     kind: Literal["chroma", "chroma-server", "memory"] = "chroma"
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
+    memory_host: str | None = Field(
+        None, description="the host of `memory_port`'s server, when not `host`"
+    )
+    memory_port: int | None = Field(
+        None,
+        ge=1,
+        le=65535,
+        description="another chroma server for the memories (`port`'s keeps the user registry"
+        " and TeachMe): this process's store when a replica set spreads over several",
+    )
 
 
 class MindstreamConfig(BaseModel):

@@ -76,9 +76,13 @@ def bearer_in_openapi(app: FastAPI) -> None:
 
 
 def store_problem(service: Service) -> str | None:
-    """Why the memory store does not answer, or None when it does."""
+    """Why the memory store (or the registry's, when it is another) does not answer, or None
+    when both do."""
+    stores = [service.assistant.stream.store, service.registry_store]
     try:
-        store_check(service.assistant.stream.store)
+        for store in stores:
+            if store is not None:
+                store_check(store)
     except Exception as error:  # whatever the store's client raises is the answer
         return f"{type(error).__name__}: {error}"[:200]
     return None

@@ -45,6 +45,7 @@ class Service:
             teach_store = parts.store(collection="teachme")
         else:
             self.users, teach_store = Users(JsonRegistry(config.data)), None
+        self.registry_store = teach_store  # on the registry's server, which may be another
         self.assistant = parts.assistant(config.data / "memory", residency=residency_of(config))
         self.admin_key, self.admin_key_file = admin_key(config.data)
         self.limiter = RateLimiter(config.rate_per_minute, config.burst)

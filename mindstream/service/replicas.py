@@ -1,11 +1,12 @@
 """`mindstream serve --replicas N`: N service processes sharing users, on loopback.
 
-One chroma server holds every memory, the user registry and TeachMe's facts; each replica is
-the only writer for the users it owns (`shards`); HAProxy in front sends each request to the
-owner, read from the key. Whatever dies is restarted: a replica (until it is back, its users
-get 503 with Retry-After from the proxy, everyone else is served as before), the chroma
-server (meanwhile every replica answers 503 naming the store) or the proxy. Ctrl-C stops it
-all.
+A chroma server holds the memories, the user registry and TeachMe's facts; with `--stores M`,
+M servers share the memories (replica i keeps its users' on store i mod M) and the first keeps
+the registry and the facts. Each replica is the only writer for the users it owns (`shards`);
+HAProxy in front sends each request to the owner, read from the key. Whatever dies is
+restarted: a replica (until it is back, its users get 503 with Retry-After from the proxy,
+everyone else is served as before), a chroma server (meanwhile the replicas on it answer 503
+naming the store) or the proxy. Ctrl-C stops it all.
 """
 
 from __future__ import annotations
@@ -80,7 +81,11 @@ def proxy_config(port: int, replicas: list[int], unavailable: Path) -> str:
 
 
 class ReplicaSet:
-    def __init__(self, data: Path, port: int, replicas: int) -> None:
+    def __init__(self, data: Path, port: int, replicas: int, stores: int = 1) -> None:
+        """`stores` chroma servers: the first keeps the user registry and TeachMe's facts,
+        and replica i keeps its users' memories on store i mod `stores`."""
+        if not 1 <= stores <= replicas:
+            raise ReplicaError(f"--stores {stores}: between 1 and the replicas ({replicas})")
         found = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/sbin")
         if found is None:
             raise ReplicaError("haproxy is not installed: `make haproxy` installs Debian's")
@@ -88,7 +93,8 @@ class ReplicaSet:
         keep_private(data)
         self.data, self.port, self.count = data, port, replicas
         self.key, self.key_file = admin_key(data)
-        self.chroma_port = free_port()
+        self.store_ports = [free_port() for _ in range(stores)]
+        self.chroma_port = self.store_ports[0]
         self.ports = [free_port() for _ in range(replicas)]
         self.children: dict[str, subprocess.Popen[bytes]] = {}
         self._died: dict[str, float] = {}
@@ -108,8 +114,10 @@ class ReplicaSet:
             self.stop()
 
     def start(self) -> None:
-        self._spawn("chroma", self._chroma_command(), os.environ.copy())
-        self._wait(f"http://127.0.0.1:{self.chroma_port}/api/v2/heartbeat", "chroma")
+        for store in range(len(self.store_ports)):
+            self._spawn(_store_name(store), self._chroma_command(store), os.environ.copy())
+        for store, port in enumerate(self.store_ports):
+            self._wait(f"http://127.0.0.1:{port}/api/v2/heartbeat", _store_name(store))
         for i in range(self.count):
             self._start_replica(i)
         for i, port in enumerate(self.ports):
@@ -141,8 +149,9 @@ class ReplicaSet:
     def _restart(self, name: str) -> None:
         if name.startswith("replica"):
             self._start_replica(int(name.removeprefix("replica")))
-        elif name == "chroma":
-            self._spawn("chroma", self._chroma_command(), os.environ.copy())
+        elif name.startswith("chroma"):
+            store = int(name.removeprefix("chroma") or 0)
+            self._spawn(name, self._chroma_command(store), os.environ.copy())
         else:
             self._spawn("proxy", self._proxy_command(), os.environ.copy())
 
@@ -163,6 +172,7 @@ class ReplicaSet:
             "MINDSTREAM_STORE__KIND": "chroma-server",
             "MINDSTREAM_STORE__HOST": "127.0.0.1",
             "MINDSTREAM_STORE__PORT": str(self.chroma_port),
+            "MINDSTREAM_STORE__MEMORY_PORT": str(self.store_ports[index % len(self.store_ports)]),
             "MINDSTREAM_SERVICE__REPLICAS": str(self.count),
             "MINDSTREAM_SERVICE__REPLICA": str(index),
             LEASE_OWNER_ENV: f"{socket.gethostname()}:{os.getpid()}:replica{index}",
@@ -174,9 +184,9 @@ class ReplicaSet:
     def _proxy_command(self) -> list[str]:
         return [self.haproxy, "-f", str(self.data / "haproxy.cfg"), "-db"]
 
-    def _chroma_command(self) -> list[str]:
+    def _chroma_command(self, store: int) -> list[str]:
         chroma = Path(sys.executable).parent / "chroma"
-        path = str(self.data / "chroma")
+        path = str(self.data / ("chroma" if store == 0 else f"chroma-{store}"))
         return [
             str(chroma),
             "run",
@@ -185,7 +195,7 @@ class ReplicaSet:
             "--host",
             "127.0.0.1",
             "--port",
-            str(self.chroma_port),
+            str(self.store_ports[store]),
         ]
 
     def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
@@ -205,6 +215,7 @@ class ReplicaSet:
         state = {
             "proxy": self.port,
             "chroma": self.chroma_port,
+            "stores": self.store_ports,
             "replicas": [
                 {"index": i, "port": p, "pid": self.children[f"replica{i}"].pid}
                 for i, p in enumerate(self.ports)
@@ -212,3 +223,8 @@ class ReplicaSet:
             "pids": {name: child.pid for name, child in self.children.items()},
         }
         (self.data / "replicas.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+
+def _store_name(store: int) -> str:
+    """The child process of a store: "chroma" for the first (it keeps the registry)."""
+    return "chroma" if store == 0 else f"chroma{store}"

@@ -1,5 +1,6 @@
-"""`mindstream serve --replicas 3` for real: three service processes on one chroma server
-behind HAProxy, 30 users. Each user is served by one replica only; killing it gives its users
+"""`mindstream serve --replicas 3 --stores 2` for real: three service processes on two chroma
+servers behind HAProxy, 30 users. Each user is served by one replica only, and their memories
+live on exactly one store (the first keeps the registry); killing a replica gives its users
 503 with Retry-After until it is back, nobody else notices, and nothing acknowledged is lost.
 """
 
@@ -30,7 +31,7 @@ class ReplicaGroup:
     def __init__(self, data: Path) -> None:
         self.data, self.port = data, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        command = [sys.executable, "-m", "mindstream", "serve", "--replicas", "3"]
+        command = [sys.executable, "-m", "mindstream", "serve", "--replicas", "3", "--stores", "2"]
         self.process = subprocess.Popen(
             [*command, "--data", str(data), "--port", str(self.port)],
             env={
@@ -127,6 +128,22 @@ def test_three_replicas_keep_each_user_whole_through_a_crash(group: ReplicaGroup
         with group.client(keys[user]) as http:
             stored = [m["id"] for m in http.get("/v1/memories", params={"limit": 50}).json()]
         assert sorted(stored) == sorted(acknowledged[user]), user  # all there, once
+    on_store = _owners_per_store(group.state()["stores"])
+    for user in USERS:  # each user's memories on exactly one store: their replica's
+        assert [user in held for held in on_store] == [owners[user] % 2 == s for s in range(2)], (
+            user
+        )
+
+
+def _owners_per_store(ports: list[int]) -> list[set[str]]:
+    from mindstream.memory import ChromaStore
+
+    found = []
+    for port in ports:
+        store = ChromaStore.http("127.0.0.1", port)
+        found.append({r.owner for records, _ in store.load() for r in records})
+        store.close()
+    return found
 
 
 def test_a_second_process_for_a_taken_place_is_refused_in_one_line(group: ReplicaGroup) -> None:

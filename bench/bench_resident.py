@@ -8,7 +8,7 @@ its own child process, which reports the memories it holds, its peak RSS and how
 to serve one search for each user it serves; ratios are against loading everything, in the
 same run. Writes bench/results/resident.json.
 
-    MINDSTREAM_THREADS=1 python bench/bench_resident.py [--users 40] [--memories 1000] [--big 10000]
+    MINDSTREAM_THREADS=1 python bench/bench_resident.py [--users 100] [--memories 1000]
 """
 
 from __future__ import annotations
@@ -116,9 +116,10 @@ def run_child(folder: Path, mode: str, served: list[str], budget: int | None) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--users", type=int, default=40, help="users of --memories each")
+    parser.add_argument("--users", type=int, default=100, help="users of --memories each")
     parser.add_argument("--memories", type=int, default=1000, help="memories per user")
     parser.add_argument("--big", type=int, default=10000, help="memories of the one big user")
+    parser.add_argument("--budget", type=int, default=5000, help="resident memories at most")
     parser.add_argument("--folder", type=Path, default=Path("runs/bench-resident"))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -129,13 +130,15 @@ def main() -> None:
     if not args.folder.exists():
         fill(args.folder, args.users, args.memories, args.big)
     everyone = users(args.users)
-    rows = [run_child(args.folder, "all", everyone, None)]
-    for replicas in (2, 4):
-        from mindstream.service.shards import owner_of_name
+    from mindstream.service.shards import owner_of_name
 
-        mine = [n for n in everyone if owner_of_name(n, replicas) == 0]
-        rows.append(run_child(args.folder, f"replica 0 of {replicas}", mine, None))
-    rows.append(run_child(args.folder, "budget", everyone, 5 * args.memories))
+    rows = [run_child(args.folder, "all", everyone, None)]
+    for budget in (None, args.budget):
+        for replicas in (1, 2, 4):
+            if replicas == 1 and budget is None:
+                continue  # that is "all": one process without a budget loads at start
+            mine = [n for n in everyone if owner_of_name(n, replicas) == 0]
+            rows.append(run_child(args.folder, f"replica 0 of {replicas}", mine, budget))
     rows.append(run_child(args.folder, "cold big user", [BIG], None))
     base = rows[0]
     for row in rows:

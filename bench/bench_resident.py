@@ -132,13 +132,14 @@ def main() -> None:
     everyone = users(args.users)
     from mindstream.service.shards import owner_of_name
 
-    rows = [run_child(args.folder, "all", everyone, None)]
+    rows = [run_child(args.folder, "all", everyone, None)]  # today's single process
     for budget in (None, args.budget):
         for replicas in (1, 2, 4):
             if replicas == 1 and budget is None:
                 continue  # that is "all": one process without a budget loads at start
             mine = [n for n in everyone if owner_of_name(n, replicas) == 0]
-            rows.append(run_child(args.folder, f"replica 0 of {replicas}", mine, budget))
+            name = "one process" if replicas == 1 else f"replica 0 of {replicas}"
+            rows.append(run_child(args.folder, name, mine, budget))
     rows.append(run_child(args.folder, "cold big user", [BIG], None))
     base = rows[0]
     for row in rows:

@@ -204,6 +204,8 @@ class ChromaStore:
     ) -> Iterator[tuple[list[MemoryRecord], np.ndarray]]:
         where: dict[str, Any] | None = None if owner is None else {"owner": owner}
         rows: list[tuple[int, MemoryRecord, np.ndarray]] = []
+        if self._collection.count() == 0:  # a get with embeddings fails on a new collection
+            return
         for offset in itertools.count(0, batch_size):
             page = self._collection.get(
                 where=where,

@@ -74,12 +74,15 @@ def ops_routes(service: "Service", admin: Callable[..., None]) -> tuple[APIRoute
 
     @router.get("/ready")
     def ready() -> JSONResponse:
-        """200 when the store answers and the model is reachable, else 503 naming which."""
+        """200 when the stores answer and the model is reachable, else 503 naming which."""
         checks: dict[str, str] = {}
-        for name, check in (
+        parts: list[tuple[str, Callable[[], str]]] = [
             ("store", lambda: store_check(service.assistant.stream.store)),
             ("model", lambda: model_check(service.assistant.model)),
-        ):
+        ]
+        if service.registry_store is not None:  # a replica: the user registry's server too
+            parts.append(("registry", lambda: store_check(service.registry_store)))
+        for name, check in parts:
             try:
                 checks[name] = check()
             except Exception as error:  # any failure is the answer, not a 500

@@ -177,6 +177,10 @@ def test_a_dead_store_server_or_proxy_is_restarted_and_the_replicas_ride_it_out(
     key = admin.post("/admin/users", json={"name": "heal"}).json()["key"]
     first = group.state()["pids"]
     os.kill(first["chroma"], signal.SIGKILL)
+    replicas = [r["port"] for r in group.state()["replicas"]]
+    ready = [httpx.get(f"http://127.0.0.1:{port}/ready", timeout=30) for port in replicas]
+    assert {r.status_code for r in ready} == {503}, [r.text for r in ready]
+    assert all("failing" in r.json()["registry"] for r in ready)  # every replica names it
     answers: list[tuple[int, str]] = []
     deadline = time.monotonic() + 180
     with group.client(key) as http:

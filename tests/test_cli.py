@@ -67,6 +67,8 @@ def test_every_command_has_help(args: list[str]) -> None:
         (["sim", "run", "--hours", "-1"], "--hours must be above 0"),
         (["lm", "rate", "x", "--scorer", "psychic"], "model.scorer"),
         (["lm", "rate", "x", "--max-concurrency", "0"], "model.served.max_concurrency"),
+        (["serve", "--stores", "2"], "--stores 2: only with --replicas"),
+        (["serve", "--replicas", "2", "--stores", "3"], "--stores 3: between 1 and the replicas"),
     ],
 )
 def test_bad_input_is_one_clean_line(args: list[str], message: str) -> None:

@@ -13,7 +13,7 @@ import logging
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -37,18 +37,25 @@ def onnx_available() -> bool:
 
 
 def cached_onnx(model_dir: Path, cache_dir: Path) -> Path:
-    """The exported graph, written once (to a temporary name, then renamed into place)."""
-    target = cache_dir / ONNX_NAME
+    """The exported graph, written once."""
+    return written_once(
+        cache_dir / ONNX_NAME, "the embedding model", lambda path: _export(model_dir, path)
+    )
+
+
+def written_once(target: Path, what: str, write: Callable[[Path], None]) -> Path:
+    """`target` as `write` makes it, the first time only: written in a scratch folder beside
+    it and renamed into place, so a crash never leaves a half-written file."""
     if target.is_file():
         return target
-    print(f"preparing the embedding model once ({target}) ...", file=sys.stderr, flush=True)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=".minilm-", dir=cache_dir))
+    print(f"preparing {what} once ({target}) ...", file=sys.stderr, flush=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{target.stem}-", dir=target.parent))
     try:
-        _export(model_dir, folder / ONNX_NAME)
-        (folder / ONNX_NAME).rename(target)
+        write(scratch / target.name)
+        (scratch / target.name).rename(target)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     return target
 
 

@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import sys
-import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -29,7 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from mindstream.lm.backends import loading
-from mindstream.lm.backends.onnx_embedder import export_bert
+from mindstream.lm.backends.onnx_embedder import export_bert, written_once
 
 CHANGE_JUDGE_DIR = Path(__file__).parents[1] / "adapters" / "change_judge"
 SETTINGS = "judge_config.json"
@@ -151,21 +148,16 @@ def cached_graph(folder: Path, base: Path, cache_dir: Path, quantized: bool = Tr
     on this CPU, probabilities within a few hundredths, measured in training.json)."""
     suffix = "-int8" if quantized else ""
     target = cache_dir / f"change-judge-{_fingerprint(folder)}{suffix}.onnx"
-    if target.is_file():
-        return target
-    print(f"preparing the change judge once ({target}) ...", file=sys.stderr, flush=True)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".change-judge-", dir=cache_dir))
-    try:
-        export(merged_model(folder, base), scratch / "fp32.onnx")
+
+    def write(path: Path) -> None:
+        full = path.with_name("fp32.onnx")
+        export(merged_model(folder, base), full)
         if quantized:
-            quantize(scratch / "fp32.onnx", scratch / target.name)
+            quantize(full, path)
         else:
-            (scratch / "fp32.onnx").rename(scratch / target.name)
-        (scratch / target.name).rename(target)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return target
+            full.rename(path)
+
+    return written_once(target, "the change judge", write)
 
 
 def quantize(source: Path, target: Path) -> None:

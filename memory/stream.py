@@ -466,8 +466,9 @@ class MemoryStream:
         and ids issued anew where one is taken (`memory.transfer`)."""
         for owner in {r.owner for r in records}:
             self.hold(owner)
+        taken = self.store.taken([r.id for r in records])
         with self.lock:
-            records = prepared(records, self.find)
+            records = prepared(records, self.find, taken)
         if not records:
             return []
         vectors = self.embed([r.text for r in records])

@@ -12,7 +12,7 @@ detection, no rating): the export already holds what was superseded by what.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from uuid import uuid4
 
 from mindstream.memory.errors import InvalidMemoryError, MemoryStateError
@@ -21,8 +21,11 @@ from mindstream.memory.records import MemoryRecord
 Find = Callable[[str], MemoryRecord | None]
 
 
-def prepared(records: Sequence[MemoryRecord], find: Find) -> list[MemoryRecord]:
-    """The records as they will be stored: links checked, ids kept or issued anew."""
+def prepared(
+    records: Sequence[MemoryRecord], find: Find, taken: Collection[str] = ()
+) -> list[MemoryRecord]:
+    """The records as they will be stored: links checked, ids kept or issued anew (if one is
+    found, or `taken` in the store by an owner not loaded here)."""
     ids = [r.id for r in records]
     repeated = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
     if repeated is not None:
@@ -36,7 +39,7 @@ def prepared(records: Sequence[MemoryRecord], find: Find) -> list[MemoryRecord]:
                     f"memory {record.id!r} links to {link!r}, which is neither in the import "
                     "nor a memory of this account"
                 )
-    if not any(find(i) is not None for i in ids):
+    if not any(find(i) is not None or i in taken for i in ids):
         return list(records)
     renamed = {i: uuid4().hex for i in ids}
     return [_renamed(r, renamed) for r in records]

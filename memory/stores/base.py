@@ -42,6 +42,11 @@ class MemoryStore(Protocol):
         in batches."""
         ...
 
+    def taken(self, ids: Sequence[str]) -> set[str]:
+        """Which of `ids` the store holds, whoever owns them (an import must not reuse one
+        that belongs to an owner this process has not loaded)."""
+        ...
+
     def nearest(self, owner: str, vector: np.ndarray, n: int) -> list[str]:
         """Ids of up to n active memories of `owner` nearest to `vector` (the ANN prefilter)."""
         ...

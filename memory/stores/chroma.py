@@ -226,6 +226,11 @@ class ChromaStore:
             chunk = rows[start : start + batch_size]
             yield [r for _, r, _ in chunk], np.asarray([v for _, _, v in chunk], dtype=np.float32)
 
+    def taken(self, ids: Sequence[str]) -> set[str]:
+        if not ids or self._collection.count() == 0:
+            return set()
+        return set(self._collection.get(ids=list(ids), include=[])["ids"])
+
     def nearest(self, owner: str, vector: np.ndarray, n: int) -> list[str]:
         where = {"$and": [{"owner": owner}, {"status": MemoryStatus.ACTIVE.value}]}
         result = self._collection.query(

@@ -42,6 +42,9 @@ class InMemoryStore:
             chunk = ids[start : start + batch_size]
             yield [self._records[i] for i in chunk], np.stack([self._vectors[i] for i in chunk])
 
+    def taken(self, ids: Sequence[str]) -> set[str]:
+        return {i for i in ids if i in self._records}
+
     def nearest(self, owner: str, vector: np.ndarray, n: int) -> list[str]:
         ids = [
             i

@@ -69,3 +69,17 @@ def test_a_new_owner_writes_and_a_dropped_owner_is_gone_from_the_store() -> None
 def test_a_budget_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="resident memories"):
         Residency(budget=0)
+
+
+def test_an_import_never_reuses_the_id_of_an_owner_not_loaded_here() -> None:
+    """Import keeps exported ids unless one is taken; taken means in the store, not only in
+    this process: otherwise ana could import a record under ben's id and write to his."""
+    store = InMemoryStore()
+    _filled(store)
+    bens = [r for batch, _ in store.load(owner="ben") for r in batch]
+    stream = MemoryStream(store, HashEmbeddings(), residency=Residency())
+    forged = bens[0].model_copy(update={"owner": "ana", "text": "ana's forged note"})
+    [imported] = stream.import_records([forged])
+    assert imported.id != bens[0].id and imported.owner == "ana"
+    assert [r for batch, _ in store.load(owner="ben") for r in batch] == bens  # ben untouched
+    stream.close()

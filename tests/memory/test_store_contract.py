@@ -135,3 +135,10 @@ def test_one_owners_records_load_alone_in_insertion_order(store: MemoryStore) ->
     assert [r for r, _ in loaded] == [r for r, _ in bens]
     assert np.allclose(np.stack([v for _, v in loaded]), np.stack([v for _, v in bens]), atol=1e-6)
     assert list(store.load(owner="nobody")) == []
+
+
+def test_taken_says_which_ids_the_store_holds_whoever_owns_them(store: MemoryStore) -> None:
+    assert store.taken(["m0"]) == set()  # an empty store, and a new collection
+    store.put([_record(0), _record(1, owner="ben")], _vectors(2))
+    assert store.taken(["m0", "m1", "m7"]) == {"m0", "m1"}
+    assert store.taken([]) == set()

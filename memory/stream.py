@@ -26,7 +26,7 @@ from mindstream.memory.changes import (
 )
 from mindstream.memory.clock import Clock, SystemClock, to_hours
 from mindstream.memory.detection import DetectionWorker
-from mindstream.memory.embedder import Embedder
+from mindstream.memory.embedder import Embedder, align
 from mindstream.memory.errors import InvalidMemoryError, MemoryNotFoundError
 from mindstream.memory.importance import RateTexts
 from mindstream.memory.index import OwnerIndex
@@ -104,6 +104,7 @@ class MemoryStream:
         self._requests: dict[tuple[str, str], list[str]] = {}  # (owner, request) -> ids
         self._flushing = threading.Lock()
         self.residency = residency
+        align(store, embedder)
         if residency is None:
             for records, vectors in store.load():
                 self._index(records, vectors)

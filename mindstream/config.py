@@ -39,11 +39,15 @@ class ConfigError(ValueError):
 
 
 class EmbedderConfig(BaseModel):
-    """The sentence embedder: the embedded all-MiniLM-L6-v2 (its threads: `model.local`)."""
+    """The sentence embedder: the embedded all-MiniLM-L6-v2 (its threads: `model.local`), by
+    default with the shipped dialogue-retrieval adapter (`mindstream train retriever`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: Literal["minilm"] = "minilm"
+    name: Literal["minilm-dialogue", "minilm"] = Field(
+        "minilm-dialogue",
+        description="minilm-dialogue: tuned to find the chat turn a question needs; minilm: stock",
+    )
     batch_size: int = Field(64, ge=1)
     backend: Literal["auto", "onnx", "torch"] = Field(
         "auto", description="onnx: onnxruntime, no torch import; torch: sentence-transformers"

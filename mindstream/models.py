@@ -97,13 +97,15 @@ class Models:
 
     @cached_property
     def embedder(self) -> ArrayEmbedder:
-        from mindstream.lm.backends.embeddings import MiniLMEmbeddings
+        from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
 
+        tuned = self.embedder_config.name == "minilm-dialogue"
         return MiniLMEmbeddings(
             batch_size=self.embedder_config.batch_size,
             threads=self.config.local.threads,
             backend=self.embedder_config.backend,
             cache_dir=self.config.local.cache_dir,
+            adapter=RETRIEVER_DIR if tuned else None,
         )
 
     @cached_property

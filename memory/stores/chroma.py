@@ -11,7 +11,7 @@ import itertools
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,6 +22,8 @@ from mindstream.memory.records import MemoryRecord, MemoryStatus
 from mindstream.memory.stores.base import MUTABLE_FIELDS, changed_fields, from_flat, to_flat
 
 COLLECTION = "memories"
+EMBEDDER_KEY = "mindstream_embedder"
+LEGACY_EMBEDDER = "minilm"  # what every store held before the dialogue retriever shipped
 
 
 def _chroma() -> Any:
@@ -253,6 +255,30 @@ class ChromaStore:
 
     def count(self) -> int:
         return int(self._collection.count())
+
+    def embedded_by(self) -> str | None:
+        """The embedder that made the stored vectors (None: an empty store). A store written
+        before stores said so holds the stock model's."""
+        said = (self._collection.metadata or {}).get(EMBEDDER_KEY)
+        if said is not None:
+            return str(said)
+        return LEGACY_EMBEDDER if self._collection.count() else None
+
+    def reembed(self, name: str, embed: Callable[[list[str]], np.ndarray], batch: int = 500) -> int:
+        """Every stored vector made again by `embed` from its text (nothing else changes), then
+        the store says `name` made them; the number of memories re-embedded."""
+        done = 0
+        for offset in itertools.count(0, batch):
+            if not self._collection.count():
+                break
+            page = self._collection.get(include=["documents"], limit=batch, offset=offset)
+            if not page["ids"]:
+                break
+            vectors = embed([str(text) for text in page["documents"]])
+            self._collection.update(ids=page["ids"], embeddings=vectors)
+            done += len(page["ids"])
+        self._collection.modify(metadata={**(self._collection.metadata or {}), EMBEDDER_KEY: name})
+        return done
 
     def close(self) -> None:
         """Release chroma's client (the last one on a folder stops its cached system, so a

@@ -301,7 +301,10 @@ def long_memory(
             "evidence: [D<session>:<turn>], category, outdated}]}]. `outdated` (optional) lists "
             "the turns that stated an earlier value of a fact that changed: such a question is "
             "right when a current turn ranks in the top 10 above every outdated one. "
-            "tests/data/long_memory.json is mindstream's own."
+            "tests/data/long_memory.json is mindstream's own. Or a `.chat` file or a folder of "
+            "them (mindstream/lab/experiments/data/truth/{train,dev,heldout}: heldout is never "
+            "tuned on), read as the assistant keeps a chat: the user's statements recalled, "
+            "questions and the assistant's turns kept for history only."
         ),
     ],
     out: OutOption = None,

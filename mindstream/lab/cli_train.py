@@ -201,3 +201,42 @@ def change_judge(
         hand=hand,
         threads=threads,
     )
+
+
+@app.command()
+@clean_errors
+def retriever(
+    out: Annotated[Path, typer.Option(help="where the adapter goes")] = RUNS / "retriever",
+    overwrite: Overwrite = False,
+    friendsqa: Annotated[
+        list[Path] | None,
+        typer.Option(help="FriendsQA JSON to train on (emorynlp/FriendsQA dat/*.json); repeat"),
+    ] = None,
+    molweni: Annotated[
+        list[Path] | None,
+        typer.Option(help="Molweni MRC JSON to train on (HIT-SCIR/Molweni); repeat"),
+    ] = None,
+    check_friendsqa: Annotated[
+        Path | None,
+        typer.Option(help="a FriendsQA file measured before and after, never trained on"),
+    ] = None,
+    epochs: Annotated[float, typer.Option(help="passes over the pairs", min=0.1)] = 2.0,
+    learning_rate: LearningRate = 3e-4,
+    rank: Annotated[int, typer.Option(help="LoRA rank", min=1)] = 16,
+    threads: Threads = 2,
+) -> None:
+    """Fine-tune the dialogue retriever (LoRA on all-MiniLM-L6-v2 as a bi-encoder) on
+    (question, answering turn) pairs with mined hard negatives: the train chats and any public
+    dialogue files given. The dev chats draw the curve; the held-out chats are never read."""
+    from mindstream.lab.training.retriever import RetrieverTraining
+    from mindstream.lab.training.retriever_run import run_retriever
+
+    run_retriever(
+        out,
+        overwrite=overwrite,
+        config=RetrieverTraining(epochs=epochs, learning_rate=learning_rate, rank=rank),
+        friendsqa=friendsqa or [],
+        molweni=molweni or [],
+        check_friendsqa=check_friendsqa,
+        threads=threads,
+    )

@@ -119,3 +119,41 @@ def test_the_committed_data_set_is_what_the_generator_writes() -> None:
     from mindstream.lab.experiments.long_memory_data import build
 
     assert json.loads((DATA / "long_memory.json").read_text()) == [build()]
+
+
+CHAT = """title: Dana moves
+user: Dana
+assistant: Assistant
+style: lowercase
+
+## session 2026-01-04 19:20
+U: hey can u help me plan meals
+A: Of course! What do you like?
+U {home}: we're in leeds, the flat near hyde park corner
+U {cat !}: our cat pepper is 3 now
+
+## session 2026-02-11 08:05
+U {home2 > home}: first night in the new house in york!!
+U: do you remember my cat?
+
+## questions
+Q: where does dana live now? | York | home2 | home
+Q: how old is pepper? | 3 | cat
+"""
+
+
+def test_a_chat_is_read_as_the_assistant_keeps_it(tmp_path: Path) -> None:
+    path = tmp_path / "dana.chat"
+    path.write_text(CHAT)
+    (sample,), skipped = load(path)
+    assert not skipped
+    recalled = [t.memory_text for t in sample.turns if t.recalled]
+    assert recalled == [
+        "hey can u help me plan meals",  # not a question by its form: recalled, as in `Assistant`
+        "we're in leeds, the flat near hyde park corner",
+        "our cat pepper is 3 now",
+        "first night in the new house in york!!",
+    ]
+    kept = [t.memory_text for t in sample.turns if not t.recalled]
+    assert kept == ["Assistant: Of course! What do you like?", "do you remember my cat?"]
+    assert [q.category for q in sample.questions] == ["changed", "stays"]

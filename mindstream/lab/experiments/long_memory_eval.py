@@ -57,15 +57,18 @@ class Tally:
         self.recall: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
         self.changed: list[bool] = []
         self.changed_rows: list[dict[str, Any]] = []
+        self.per_sample: dict[str, list[float]] = defaultdict(list)  # R@10 per conversation
         self.seconds = 0.0
         self.queries = 0
 
-    def add(self, question: Question, ranked: dict[int, list[str]]) -> None:
+    def add(self, question: Question, ranked: dict[int, list[str]], sample: str) -> None:
         """`ranked[k]`: the ids a retrieval of k memories returned, best first."""
         for k in KS:
             found = len(set(question.evidence) & set(ranked[k])) / len(question.evidence)
             for name in (question.category, "all"):
                 self.recall[name][k].append(found)
+            if k == CHANGED_K:
+                self.per_sample[sample].append(found)
         if question.outdated:
             right, current, stale = _current_first(question, ranked[CHANGED_K])
             self.changed.append(right)
@@ -83,6 +86,7 @@ class Tally:
             "changed_right": sum(self.changed),
             "changed_total": len(self.changed),
             "changed": self.changed_rows,
+            "per_conversation": {name: float(np.mean(v)) for name, v in self.per_sample.items()},
             "ms_per_query": 1000 * self.seconds / max(self.queries, 1),
         }
 
@@ -135,7 +139,7 @@ def _ingest(
 ) -> tuple[dict[str, MemoryStream], float]:
     """Embed (and rate) every turn once; the same memories go into one stream per policy."""
     task = progress.add_task(f"ingest {sample.sample_id}", total=len(sample.turns))
-    texts = [f"{t.speaker}: {t.text}" for t in sample.turns]
+    texts = [t.memory_text for t in sample.turns]
     start = time.perf_counter()
     vectors, ratings = [], []
     for first in range(0, len(texts), 64):
@@ -160,11 +164,12 @@ def _ingest(
 def _memories(sample: Sample, ratings: list[float]) -> list[Any]:
     return [
         make_memory(
-            text=f"{t.speaker}: {t.text}",
+            text=t.memory_text,
             owner=sample.sample_id,
             kind="dialogue",
             importance=rating,
             created_at=t.at,
+            recall=t.recalled,
             metadata={"dia_id": t.dia_id},
         )
         for t, rating in zip(sample.turns, ratings, strict=True)
@@ -204,9 +209,9 @@ def _ask(
                     for m in found
                     for r in (m.record, *stream.replaced_by(m.record, shown))
                 ]
-            tallies[name].add(question, ranked)
+            tallies[name].add(question, ranked, sample.sample_id)
             if name == "assistant default":
-                tallies[IN_PROMPT].add(question, context)
+                tallies[IN_PROMPT].add(question, context, sample.sample_id)
         progress.advance(task)
 
 
@@ -330,6 +335,8 @@ that stated the old fact. Questions: {counts}. Skipped while reading: {skipped}.
 
 {table(header, rows)}
 
+{_per_conversation(policies)}
+
 Changed facts under the assistant default (rank of the current turn / of the old one among
 the top {CHANGED_K}; "-": not there):
 
@@ -350,3 +357,11 @@ def _changed_rows(rows: list[dict[str, Any]]) -> str:
             for r in rows
         ],
     )
+
+
+def _per_conversation(policies: dict[str, Any]) -> str:
+    """R@10 of each conversation under relevance-only embedding and the assistant default."""
+    shown = ["embedding (relevance only)", "hybrid (relevance only)", "assistant default"]
+    names = list(policies["assistant default"]["per_conversation"])
+    rows = [[n, *(f"{policies[p]['per_conversation'][n]:.2f}" for p in shown)] for n in names]
+    return "R@10 per conversation:\n\n" + table(["conversation", *shown], rows)

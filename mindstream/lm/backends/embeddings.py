@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -10,10 +12,11 @@ from langchain_core.embeddings import Embeddings
 
 from mindstream.lm.backends import loading
 from mindstream.lm.backends.loading import load_sentence_transformer, minilm_model_dir
-from mindstream.lm.backends.onnx_embedder import DIMENSION
+from mindstream.lm.backends.onnx_embedder import DIMENSION, fingerprint
 from mindstream.lm.config import default_threads
 
 MINILM_DIMENSION = DIMENSION
+RETRIEVER_DIR = Path(__file__).parents[1] / "adapters" / "retriever"
 
 
 class MiniLMEmbeddings(Embeddings):
@@ -34,12 +37,19 @@ class MiniLMEmbeddings(Embeddings):
         threads: int | None = None,
         backend: str = "auto",
         cache_dir: Path | None = None,
+        adapter: Path | None = None,
     ) -> None:
         self._folder = folder
         self.batch_size = batch_size
         self.threads = threads if threads is not None else default_threads()
         self.backend = backend
         self.cache_dir = cache_dir
+        self.adapter = usable_adapter(adapter)
+
+    @property
+    def name(self) -> str:
+        """What made the vectors: stores embedded by another model must be re-embedded."""
+        return "minilm" if self.adapter is None else f"minilm-dialogue-{fingerprint(self.adapter)}"
 
     def embed_array(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -51,8 +61,9 @@ class MiniLMEmbeddings(Embeddings):
 
             loading.guard_real_model_load(f"the embedding model in {folder}")
             cache = self.cache_dir or LocalModelConfig().cache_dir
-            return load_onnx_minilm(folder, cache, self.threads).encode(texts, self.batch_size)
-        model = load_sentence_transformer(folder, self.threads)
+            onnx = load_onnx_minilm(folder, cache, self.threads, self.adapter)
+            return onnx.encode(texts, self.batch_size)
+        model = load_sentence_transformer(folder, self.threads, self.adapter)
         vectors = model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -72,3 +83,16 @@ class MiniLMEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_array([text])[0].tolist()
+
+
+def usable_adapter(adapter: Path | None) -> Path | None:
+    """`adapter` when it holds a LoRA adapter; otherwise the stock model, said once."""
+    if adapter is None or (adapter / "adapter_config.json").is_file():
+        return adapter
+    _warn_once(f"{adapter}: no retriever adapter here; embedding with the stock all-MiniLM-L6-v2")
+    return None
+
+
+@lru_cache(maxsize=8)
+def _warn_once(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)

@@ -95,11 +95,14 @@ def load_causal_lm(folder: Path, threads: int | None) -> CausalLMBackend:
     return _load_causal_lm(folder, threads)
 
 
-def load_sentence_transformer(folder: Path, threads: int | None = None) -> SentenceTransformer:
-    """Load a sentence-transformers model from a folder, once per process; `threads` sets
-    torch's threads (as the chat model's loader does) when the embedder loads first."""
+def load_sentence_transformer(
+    folder: Path, threads: int | None = None, adapter: Path | None = None
+) -> SentenceTransformer:
+    """Load a sentence-transformers model from a folder (with `adapter`'s LoRA merged in), once
+    per process; `threads` sets torch's threads (as the chat model's loader does) when the
+    embedder loads first."""
     guard_real_model_load(f"the embedding model in {folder}")
-    return _load_sentence_transformer(folder, threads)
+    return _load_sentence_transformer(folder, threads, adapter)
 
 
 @lru_cache(maxsize=4)
@@ -110,7 +113,9 @@ def _load_causal_lm(folder: Path, threads: int | None) -> CausalLMBackend:
 
 
 @lru_cache(maxsize=2)
-def _load_sentence_transformer(folder: Path, threads: int | None) -> SentenceTransformer:
+def _load_sentence_transformer(
+    folder: Path, threads: int | None, adapter: Path | None
+) -> SentenceTransformer:
     import torch
     from transformers.utils import logging as hf_logging
 
@@ -120,4 +125,9 @@ def _load_sentence_transformer(folder: Path, threads: int | None) -> SentenceTra
     hf_logging.disable_progress_bar()
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+    model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+    if adapter is not None:
+        from mindstream.lm.backends.onnx_embedder import merged_encoder
+
+        model[0].model = merged_encoder(folder, adapter)
+    return model

@@ -9,6 +9,7 @@ stays short, as sentence-transformers does.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 import sys
@@ -36,11 +37,32 @@ def onnx_available() -> bool:
     return all(importlib.util.find_spec(m) for m in ("onnxruntime", "tokenizers"))
 
 
-def cached_onnx(model_dir: Path, cache_dir: Path) -> Path:
-    """The exported graph, written once."""
+def cached_onnx(model_dir: Path, cache_dir: Path, adapter: Path | None = None) -> Path:
+    """The exported graph (with `adapter`'s LoRA merged in), written once per adapter version."""
+    name = ONNX_NAME if adapter is None else f"minilm-{fingerprint(adapter)}.onnx"
     return written_once(
-        cache_dir / ONNX_NAME, "the embedding model", lambda path: _export(model_dir, path)
+        cache_dir / name, "the embedding model", lambda path: _export(model_dir, path, adapter)
     )
+
+
+def fingerprint(adapter: Path) -> str:
+    """A short digest of an adapter's files: a retrained adapter gets a new cache entry."""
+    digest = hashlib.sha256()
+    for path in sorted(adapter.glob("adapter_*")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def merged_encoder(model_dir: Path, adapter: Path | None) -> Any:
+    """The transformers MiniLM with the LoRA adapter (if any) merged in, for inference."""
+    from transformers import AutoModel
+
+    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)
+    if adapter is not None:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
+    return model.eval()
 
 
 def written_once(target: Path, what: str, write: Callable[[Path], None]) -> Path:
@@ -59,9 +81,8 @@ def written_once(target: Path, what: str, write: Callable[[Path], None]) -> Path
     return target
 
 
-def _export(model_dir: Path, path: Path) -> None:
+def _export(model_dir: Path, path: Path, adapter: Path | None) -> None:
     import torch
-    from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
@@ -79,7 +100,7 @@ def _export(model_dir: Path, path: Path) -> None:
             mean = summed / weights.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(mean, dim=-1)
 
-    model = Pooled(AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval())
+    model = Pooled(merged_encoder(model_dir, adapter))
     export_bert(model, path, "embedding")
 
 
@@ -144,5 +165,7 @@ class OnnxMiniLM:
 
 
 @lru_cache(maxsize=2)
-def load_onnx_minilm(model_dir: Path, cache_dir: Path, threads: int | None) -> OnnxMiniLM:
-    return OnnxMiniLM(cached_onnx(model_dir, cache_dir), model_dir, threads)
+def load_onnx_minilm(
+    model_dir: Path, cache_dir: Path, threads: int | None, adapter: Path | None = None
+) -> OnnxMiniLM:
+    return OnnxMiniLM(cached_onnx(model_dir, cache_dir, adapter), model_dir, threads)

@@ -15,7 +15,6 @@ runs a few hundred pairs a second on one core.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from functools import lru_cache
@@ -26,7 +25,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from mindstream.lm.backends import loading
-from mindstream.lm.backends.onnx_embedder import export_bert, written_once
+from mindstream.lm.backends.onnx_embedder import export_bert, fingerprint, written_once
 
 CHANGE_JUDGE_DIR = Path(__file__).parents[1] / "adapters" / "change_judge"
 SETTINGS = "judge_config.json"
@@ -135,19 +134,12 @@ def merged_model(folder: Path, base: Path) -> Any:
     return PeftModel.from_pretrained(model, str(folder)).merge_and_unload().eval()
 
 
-def _fingerprint(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(folder.glob("adapter_*")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
 def cached_graph(folder: Path, base: Path, cache_dir: Path, quantized: bool = True) -> Path:
     """The merged model as an onnxruntime graph, exported once per adapter version; with
     `quantized`, its weights in int8 (dynamic quantization: about twice the pairs a second
     on this CPU, probabilities within a few hundredths, measured in training.json)."""
     suffix = "-int8" if quantized else ""
-    target = cache_dir / f"change-judge-{_fingerprint(folder)}{suffix}.onnx"
+    target = cache_dir / f"change-judge-{fingerprint(folder)}{suffix}.onnx"
 
     def write(path: Path) -> None:
         full = path.with_name("fp32.onnx")

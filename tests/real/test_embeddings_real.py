@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -43,7 +45,7 @@ def test_the_dialogue_retriever_finds_the_turn_the_stock_model_misses() -> None:
 
 
 def test_a_missing_adapter_falls_back_to_the_stock_model_with_one_warning(
-    tmp_path, capsys  # type: ignore[no-untyped-def]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert usable_adapter(tmp_path) is None
     assert usable_adapter(tmp_path) is None

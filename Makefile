@@ -97,6 +97,7 @@ test-fast: $(STAMP)
 bench: $(STAMP) haproxy engine
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_lm.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_stream.py
+	MINDSTREAM_THREADS=2 $(PY) bench/bench_embedder.py
 	$(PY) bench/bench_retrieval.py
 	MINDSTREAM_THREADS=2 $(PY) bench/bench_cli.py
 	MINDSTREAM_THREADS=1 $(PY) bench/bench_sim.py

@@ -216,9 +216,19 @@ def retriever(
         list[Path] | None,
         typer.Option(help="Molweni MRC JSON to train on (HIT-SCIR/Molweni); repeat"),
     ] = None,
+    openbookqa: Annotated[
+        Path | None,
+        typer.Option(help="OpenBookQA train_complete.jsonl: TeachMe's question-to-fact pairs"),
+    ] = None,
+    openbookqa_limit: Annotated[
+        int | None, typer.Option(help="OpenBookQA train questions used (a sample)", min=1)
+    ] = 2000,
     check_friendsqa: Annotated[
         Path | None,
         typer.Option(help="a FriendsQA file measured before and after, never trained on"),
+    ] = None,
+    check_openbookqa: Annotated[
+        Path | None, typer.Option(help="OpenBookQA dev_complete.jsonl, measured before and after")
     ] = None,
     epochs: Annotated[float, typer.Option(help="passes over the pairs", min=0.1)] = 2.0,
     learning_rate: LearningRate = 3e-4,
@@ -237,6 +247,9 @@ def retriever(
         config=RetrieverTraining(epochs=epochs, learning_rate=learning_rate, rank=rank),
         friendsqa=friendsqa or [],
         molweni=molweni or [],
+        openbookqa=openbookqa,
+        openbookqa_limit=openbookqa_limit,
         check_friendsqa=check_friendsqa,
+        check_openbookqa=check_openbookqa,
         threads=threads,
     )

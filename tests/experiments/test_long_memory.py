@@ -157,3 +157,24 @@ def test_a_chat_is_read_as_the_assistant_keeps_it(tmp_path: Path) -> None:
     kept = [t.memory_text for t in sample.turns if not t.recalled]
     assert kept == ["Assistant: Of course! What do you like?", "do you remember my cat?"]
     assert [q.category for q in sample.questions] == ["changed", "stays"]
+
+
+@pytest.mark.real_model
+def test_a_folder_of_chats_is_measured_per_conversation_beside_the_stock_embedder(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    (folder / "dana.chat").write_text(CHAT)
+    out = tmp_path / "results"
+    result = CliRunner().invoke(
+        app,
+        ["eval", "long-memory", "--data", str(folder), "--importance", "5", "--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "long_memory_chats.json").read_text())
+    policies = data["policies"]
+    assert {"assistant default", "assistant default (stock MiniLM)"} <= set(policies)
+    assert set(policies["assistant default"]["per_conversation"]) == {"dana"}
+    assert set(policies["assistant default"]["questions"]) == {"changed", "stays", "all"}
+    assert "R@10 per conversation" in (out / "long_memory_chats.md").read_text()

@@ -36,9 +36,22 @@ CHANGED_K = 10  # a changed fact is right when its current turn is in the top 10
 assert CHANGED_K in KS
 
 
-def variants(assistant: StreamConfig) -> dict[str, StreamConfig]:
+STOCK = " (stock MiniLM)"  # a policy on the stock embedder, beside the tuned default
+
+
+def variants(assistant: StreamConfig, tuned: bool) -> dict[str, StreamConfig]:
+    """The policies compared; with the tuned embedder configured, embedding alone and the
+    assistant default also on the stock model (the baseline, in the same run)."""
     only = RetrievalWeights.relevance_only()
-    return {
+    stock = (
+        {
+            f"embedding (relevance only){STOCK}": StreamConfig(mode="embedding", weights=only),
+            f"assistant default{STOCK}": assistant,
+        }
+        if tuned
+        else {}
+    )
+    return stock | {
         "embedding (relevance only)": StreamConfig(mode="embedding", weights=only),
         "BM25 (relevance only)": StreamConfig(mode="bm25", weights=only),
         "hybrid (relevance only)": StreamConfig(mode="hybrid", weights=only),
@@ -112,13 +125,14 @@ def run(
     samples, skipped = load(data)
     if not samples:
         raise ValueError(f"{data}: no usable sample ({dict(skipped) or 'empty'})")
-    policies = variants(parts.config.assistant.stream)
+    stock = _stock_embedder(parts)
+    policies = variants(parts.config.assistant.stream, tuned=stock is not None)
     tallies = {name: Tally() for name in [*policies, IN_PROMPT]}
     ingestion = {"memories": 0, "seconds": 0.0}
     answers: list[dict[str, Any]] = []
     with Progress() as progress:
         for sample in samples:
-            streams, seconds = _ingest(sample, policies, parts, importance, progress)
+            streams, seconds = _ingest(sample, policies, parts, importance, progress, stock)
             ingestion["memories"] += len(sample.turns)
             ingestion["seconds"] += seconds
             _ask(sample, streams, tallies, progress, parts.config.assistant)
@@ -126,8 +140,19 @@ def run(
                 answers += _answers(sample, streams["assistant default"], parts, progress)
     result = _result(data, samples, skipped, tallies, ingestion, answers, parts, importance)
     result["seconds"] = round(time.perf_counter() - started, 1)
-    write_section("long_memory", _markdown(result), result, out)
+    section = "long_memory" if data.suffix == ".json" else f"long_memory_{data.stem}"
+    write_section(section, _markdown(result), result, out)
     return result
+
+
+def _stock_embedder(parts: Parts) -> Any:
+    """The stock MiniLM when the configured embedder is the tuned one, else None."""
+    from mindstream.lm.backends.embeddings import MiniLMEmbeddings
+
+    configured = parts.models.embedder
+    if not isinstance(configured, MiniLMEmbeddings) or configured.adapter is None:
+        return None
+    return MiniLMEmbeddings(threads=configured.threads, cache_dir=configured.cache_dir)
 
 
 def _ingest(
@@ -136,8 +161,10 @@ def _ingest(
     parts: Parts,
     importance: float | None,
     progress: Progress,
+    stock: Any = None,
 ) -> tuple[dict[str, MemoryStream], float]:
-    """Embed (and rate) every turn once; the same memories go into one stream per policy."""
+    """Embed (and rate) every turn once; the same memories go into one stream per policy
+    (the stock-model policies get the stock model's vectors)."""
     task = progress.add_task(f"ingest {sample.sample_id}", total=len(sample.turns))
     texts = [t.memory_text for t in sample.turns]
     start = time.perf_counter()
@@ -150,11 +177,18 @@ def _ingest(
     embeddings = np.concatenate(vectors)
     spent = time.perf_counter() - start
     now = max(t.at for t in sample.turns) + timedelta(days=1)
+    stock_vectors = stock.embed_array(texts) if stock is not None else None
     streams = {}
     for name, policy in policies.items():
-        stream = parts.stream(store=InMemoryStore(), clock=ManualClock(now), policy=policy)
+        on_stock = name.endswith(STOCK)
+        stream = parts.stream(
+            store=InMemoryStore(),
+            clock=ManualClock(now),
+            policy=policy,
+            embedder=stock if on_stock else None,
+        )
         added = time.perf_counter()
-        stream.add_many(_memories(sample, ratings), embeddings)
+        stream.add_many(_memories(sample, ratings), stock_vectors if on_stock else embeddings)
         streams[name] = stream
         if name == "assistant default":
             spent += time.perf_counter() - added
@@ -191,7 +225,7 @@ def _ask(
     for question in sample.questions:
         for name, stream in streams.items():
             ranked, context = {}, {}
-            history = name == "assistant default" and assistant.recall_replaced
+            history = name.startswith("assistant default") and assistant.recall_replaced
             for k in KS:  # a gated policy's top 5 is not the head of its top 25
                 start = time.perf_counter()
                 found = stream.retrieve(
@@ -361,7 +395,17 @@ def _changed_rows(rows: list[dict[str, Any]]) -> str:
 
 def _per_conversation(policies: dict[str, Any]) -> str:
     """R@10 of each conversation under relevance-only embedding and the assistant default."""
-    shown = ["embedding (relevance only)", "hybrid (relevance only)", "assistant default"]
+    shown = [
+        n
+        for n in (
+            f"embedding (relevance only){STOCK}",
+            f"assistant default{STOCK}",
+            "embedding (relevance only)",
+            "hybrid (relevance only)",
+            "assistant default",
+        )
+        if n in policies
+    ]
     names = list(policies["assistant default"]["per_conversation"])
     rows = [[n, *(f"{policies[p]['per_conversation'][n]:.2f}" for p in shown)] for n in names]
     return "R@10 per conversation:\n\n" + table(["conversation", *shown], rows)

@@ -119,7 +119,9 @@ def train(
         optimiser.zero_grad()
         progress(step, steps)
         if step % every == 0 or step == steps:
-            curve.append(_point(step, step * len(batch), float(loss), dev, encoder, started))
+            curve.append(
+                _point(step, step * len(batch), float(loss.detach()), dev, encoder, started)
+            )
             log(curve[-1])
     return encoder.model, curve
 

@@ -6,6 +6,8 @@ Three sources, all read where they lie (nothing is copied into the repository):
   its answer cites (turns it names as outdated are never negatives);
 - FriendsQA (Yang and Choi 2019; Apache-2.0, emorynlp/FriendsQA, `dat/friendsqa_*.json`):
   TV-scene dialogue, the utterance holding each answer span;
+- OpenBookQA train (TeachMe's own retrieval: question and choices against the core facts),
+  so the one embedder keeps serving TeachMe;
 - Molweni (Li et al. 2020; Apache-2.0, HIT-SCIR/Molweni, `MRC(withDiscourse)/*.json`): Ubuntu
   chat, the turn holding each answer's character offset.
 """
@@ -13,6 +15,7 @@ Three sources, all read where they lie (nothing is copied into the repository):
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -97,6 +100,19 @@ def from_chats(conversations: Sequence[Conversation]) -> list[Dialogue]:
         )
         dialogues.append(Dialogue(turns=tuple(t.text for t in said), questions=questions))
     return dialogues
+
+
+def from_openbookqa(path: Path, limit: int | None = None, seed: int = 0) -> list[Dialogue]:
+    """TeachMe's retrieval: a question with its choices (as TeachMe asks) against the core
+    facts of every train question, the right one its own (the embedder serves both uses)."""
+    from mindstream.lab.experiments.openbookqa import load_questions
+
+    questions = load_questions(path, flag="--openbookqa")
+    facts = sorted({q.fact for q in questions})
+    row = {fact: n for n, fact in enumerate(facts)}
+    chosen = random.Random(seed).sample(questions, min(limit or len(questions), len(questions)))
+    asked = tuple((" ".join([q.stem, *q.choices]), (row[q.fact],), ()) for q in chosen)
+    return [Dialogue(turns=tuple(facts), questions=asked)]
 
 
 def from_friendsqa(path: Path) -> list[Dialogue]:

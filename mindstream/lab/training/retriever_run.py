@@ -5,8 +5,10 @@ files given, the dev chats for the curve, optional check files measured before a
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
 from rich.console import Console
 from rich.progress import Progress
 
@@ -32,7 +34,10 @@ def run_retriever(
     config: RetrieverTraining,
     friendsqa: list[Path],
     molweni: list[Path],
+    openbookqa: Path | None,
+    openbookqa_limit: int | None,
     check_friendsqa: Path | None,
+    check_openbookqa: Path | None,
     threads: int,
 ) -> dict[str, object]:
     import torch
@@ -45,12 +50,18 @@ def run_retriever(
     dialogues = {"chats (train)": data.from_chats(truth_data.split("train"))}
     dialogues |= {f"FriendsQA {p.name}": data.from_friendsqa(p) for p in friendsqa}
     dialogues |= {f"Molweni {p.name}": data.from_molweni(p) for p in molweni}
+    if openbookqa is not None:
+        dialogues["OpenBookQA train"] = data.from_openbookqa(openbookqa, openbookqa_limit)
     pairs = [pair for name, d in dialogues.items() for pair in data.mined(d, stock, name)]
     dev = data.from_chats(truth_data.split("dev"))
     checks = {"dev chats recall@10": dev}
     if check_friendsqa is not None:
         checks[f"FriendsQA {check_friendsqa.name} recall@1 (never trained on)"] = (
             data.from_friendsqa(check_friendsqa)
+        )
+    if check_openbookqa is not None:
+        checks[f"OpenBookQA {check_openbookqa.name} recall@1 (among its questions' facts)"] = (
+            data.from_openbookqa(check_openbookqa)
         )
     console.print(
         f"{len(pairs)} training pairs: "
@@ -86,7 +97,7 @@ def _k(name: str) -> int:
     return 1 if "recall@1 " in name else 10
 
 
-def _tuned_embed(model: object, config: RetrieverTraining):  # type: ignore[no-untyped-def]
+def _tuned_embed(model: object, config: RetrieverTraining) -> Callable[[Sequence[str]], np.ndarray]:
     from transformers import AutoTokenizer
 
     from mindstream.lab.training.retriever import Encoder

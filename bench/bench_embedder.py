@@ -1,0 +1,105 @@
+"""The dialogue retriever costs what the stock embedder did: texts/s of both (onnxruntime,
+the same chat turns, rounds interleaved so a busy CPU hits both alike) and the assistant's
+query time at 10k memories on each. Writes bench/results/embedder.json.
+
+    python bench/bench_embedder.py [--rounds 3] [--memories 10000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from mindstream.agents.assistant.config import long_horizon
+from mindstream.lab.experiments.truth_data import split
+from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
+from mindstream.memory import InMemoryStore, ManualClock, MemoryStream, new_memory
+from mindstream.memory.records import ChangePolicy
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def turns() -> tuple[list[str], list[str]]:
+    """Every user turn of the shipped chats, and their questions."""
+    conversations = [c for name in ("train", "dev", "heldout") for c in split(name)]
+    said = [t.text for c in conversations for t in c.turns if t.by_user]
+    asked = [q.question for c in conversations for q in c.questions]
+    return said, asked
+
+
+def throughput(embedder: MiniLMEmbeddings, texts: list[str]) -> float:
+    start = time.perf_counter()
+    embedder.embed_array(texts)
+    return len(texts) / (time.perf_counter() - start)
+
+
+def query_ms(
+    embedder: MiniLMEmbeddings, texts: list[str], questions: list[str], size: int
+) -> float:
+    """p50 of the assistant's retrieve (hybrid, gate 10, k 10; detection is off: it is not on
+    the query path) over `size` memories."""
+    clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
+    policy = long_horizon().model_copy(update={"changes": ChangePolicy(enabled=False)})
+    stream = MemoryStream(InMemoryStore(), embedder, clock=clock, config=policy)
+    pool = (texts * (size // len(texts) + 1))[:size]
+    vectors = np.tile(embedder.embed_array(texts), (size // len(texts) + 1, 1))[:size]
+    start = clock.now() - timedelta(days=180)
+    stream.add_many(
+        [
+            new_memory(
+                text=t,
+                owner="u",
+                kind="dialogue",
+                importance=5.0,
+                created_at=start + timedelta(minutes=n),
+            )
+            for n, t in enumerate(pool)
+        ],
+        vectors,
+    )
+    times = []
+    for question in questions:
+        began = time.perf_counter()
+        stream.retrieve(question, 10, owner="u", touch=False)
+        times.append(1000 * (time.perf_counter() - began))
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    texts, questions = turns()
+    models = {"stock": MiniLMEmbeddings(), "dialogue": MiniLMEmbeddings(adapter=RETRIEVER_DIR)}
+    for model in models.values():
+        model.embed_array(texts[:64])  # export and load outside the timing
+    speed: dict[str, list[float]] = {name: [] for name in models}
+    for _ in range(args.rounds):
+        for name, model in models.items():
+            speed[name].append(throughput(model, texts))
+    result = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "texts": len(texts),
+        "texts_per_s": {name: statistics.median(v) for name, v in speed.items()},
+        "query_p50_ms": {
+            name: query_ms(model, texts, questions[: args.queries], args.memories)
+            for name, model in models.items()
+        },
+        "memories": args.memories,
+    }
+    result["ratio_texts_per_s"] = result["texts_per_s"]["dialogue"] / result["texts_per_s"]["stock"]
+    print(json.dumps(result, indent=1))
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "embedder.json").write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

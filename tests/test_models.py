@@ -82,3 +82,14 @@ def test_a_benchmark_can_load_a_part_before_timing() -> None:
     models.__dict__["served_adapters"] = set()
     assert isinstance(models.ready("judge"), ScorerJudge)
     assert models.ready("scorer") is models.scorer
+
+
+def test_the_embedder_is_the_dialogue_retriever_unless_the_stock_model_is_asked_for() -> None:
+    from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
+
+    tuned = models_for(DEFAULT_MODEL_SPEC).embedder
+    assert isinstance(tuned, MiniLMEmbeddings) and tuned.adapter == RETRIEVER_DIR
+    assert tuned.name.startswith("minilm-dialogue-")
+    config = load_config(None, {}, {"embedder.name": "minilm"})
+    stock = Models(config.model, config.embedder, CallLedger()).embedder
+    assert isinstance(stock, MiniLMEmbeddings) and stock.adapter is None and stock.name == "minilm"

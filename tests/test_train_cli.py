@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mindstream.cli import app
+from mindstream.lm.backends.embeddings import RETRIEVER_DIR
 from mindstream.lm.config import JUDGE_ADAPTER_DIR, VERIFIER_ADAPTER_DIR
 
 runner = CliRunner()
@@ -56,6 +57,7 @@ def test_an_empty_entailmentbank_file_is_refused(tmp_path: Path) -> None:
         (["verifier"], VERIFIER_ADAPTER_DIR),
         (["judge", "replaces"], JUDGE_ADAPTER_DIR / "replaces"),
         (["judge", "contradicts"], JUDGE_ADAPTER_DIR / "contradicts"),
+        (["retriever"], RETRIEVER_DIR),
     ],
 )
 def test_the_shipped_adapter_is_never_overwritten_unless_asked(
@@ -102,4 +104,19 @@ def test_a_start_adapter_that_is_not_there_is_one_line(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert "--start-from" in _one_error_line(result.output)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("flag", ["--friendsqa", "--molweni"])
+def test_a_malformed_dialogue_file_is_one_line_naming_file_and_field(
+    tmp_path: Path, flag: str
+) -> None:
+    bad = tmp_path / "dialogues.json"
+    bad.write_text('{"data": 3}')
+    result = runner.invoke(
+        app, ["train", "retriever", flag, str(bad), "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2
+    message = _one_error_line(result.output)
+    assert "dialogues.json" in message and "'data'" in message
     assert not (tmp_path / "o").exists()

@@ -55,10 +55,7 @@ class Sample(BaseModel):
 
 
 def load(path: Path) -> tuple[list[Sample], Counter[str]]:
-    """The usable samples, and a count of what was skipped and why. A `.chat` file or a folder
-    of them (mindstream's labelled chats) is read as the assistant keeps it."""
-    if path.is_dir() or path.suffix == ".chat":
-        return from_chats(path), Counter()
+    """The usable samples, and a count of what was skipped and why."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as error:
@@ -143,39 +140,3 @@ def _ids(value: Any) -> list[str]:
     for item in value or []:
         found += re.findall(r"D\d+:\d+", str(item))
     return found
-
-
-def from_chats(path: Path) -> list[Sample]:
-    """User–assistant chats as the assistant keeps them: the user's statements recalled as
-    plain text, questions and the assistant's turns kept for history only. A question about a
-    fact that changed is "changed"; one about a fact that stayed, "stays"."""
-    from mindstream.lab.experiments.truth_data import load as load_chats
-    from mindstream.memory.statements import is_question
-
-    samples = []
-    for conversation in load_chats(path):
-        turns = [
-            Turn(
-                dia_id=t.dia_id,
-                speaker=t.speaker,
-                text=t.text,
-                at=t.at,
-                named=not t.by_user,
-                recalled=t.by_user and not is_question(t.text),
-            )
-            for t in conversation.turns
-        ]
-        recalled = {t.dia_id for t in turns if t.recalled}
-        questions = [
-            Question(
-                question=q.question,
-                answer=q.answer,
-                evidence=list(q.evidence),
-                outdated=list(q.outdated),
-                category="changed" if q.outdated else "stays",
-            )
-            for q in conversation.questions
-            if set(q.evidence) & recalled
-        ]
-        samples.append(Sample(sample_id=conversation.sample_id, turns=turns, questions=questions))
-    return samples

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from rich.progress import Progress
 
-from mindstream.lab.experiments.long_memory import Question, Sample, load
+from mindstream.lab.experiments.long_memory import Question, Sample
+from mindstream.lab.experiments.long_memory_chats import load_any
 from mindstream.lab.experiments.report import table, write_section
 from mindstream.lm import complete_batch
 from mindstream.memory import (
@@ -122,7 +123,7 @@ def run(
     answer: bool = False,
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    samples, skipped = load(data)
+    samples, skipped = load_any(data)
     if not samples:
         raise ValueError(f"{data}: no usable sample ({dict(skipped) or 'empty'})")
     stock = _stock_embedder(parts)

@@ -34,8 +34,10 @@ class EmbeddedBy(Protocol):
 def align(store: object, embedder: Embedder) -> None:
     """Vectors of two models never meet in one index: a store another embedder filled is
     re-embedded once from its texts (said on stderr), an empty one is labelled."""
+    if not isinstance(store, EmbeddedBy):
+        return
     name = getattr(embedder, "name", None)
-    if not isinstance(name, str) or not isinstance(store, EmbeddedBy):
+    if not isinstance(name, str):
         return
     found = store.embedded_by()
     if found == name:

@@ -96,8 +96,9 @@ def train(
     config: RetrieverTraining,
     progress: Callable[[int, int], None],
     log: Callable[[CurvePoint], None],
-) -> tuple[Any, list[CurvePoint]]:
-    """The LoRA model and its curve (dev recall@10 every few steps)."""
+) -> tuple[Encoder, list[CurvePoint]]:
+    """The trained encoder (its LoRA model inside) and its curve (dev recall@10 every few
+    steps)."""
     import torch
 
     torch.manual_seed(config.seed)
@@ -123,7 +124,7 @@ def train(
                 _point(step, step * len(batch), float(loss.detach()), dev, encoder, started)
             )
             log(curve[-1])
-    return encoder.model, curve
+    return encoder, curve
 
 
 def _encoder(config: RetrieverTraining) -> Encoder:

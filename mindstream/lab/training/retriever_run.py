@@ -5,10 +5,8 @@ files given, the dev chats for the curve, optional check files measured before a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
 from rich.console import Console
 from rich.progress import Progress
 
@@ -70,7 +68,7 @@ def run_retriever(
     started = time.perf_counter()
     with Progress(console=console) as progress:
         task = progress.add_task("training", total=None)
-        model, curve = train(
+        encoder, curve = train(
             pairs,
             dev,
             config,
@@ -80,13 +78,15 @@ def run_retriever(
             ),
         )
     seconds = time.perf_counter() - started
-    tuned = _tuned_embed(model, config)
     measured = {
-        name: {"stock": recall_at(d, stock, _k(name)), "tuned": recall_at(d, tuned, _k(name))}
+        name: {
+            "stock": recall_at(d, stock, _k(name)),
+            "tuned": recall_at(d, encoder.embed, _k(name)),
+        }
         for name, d in checks.items()
     }
     report = report_of(config, pairs, curve, measured, seconds)
-    save(model, report, out)
+    save(encoder.model, report, out)
     rows = [[name, f"{m['stock']:.3f}", f"{m['tuned']:.3f}"] for name, m in measured.items()]
     console.print(table(["check", "stock MiniLM", "tuned"], rows))
     console.print(f"{report.seconds} s, peak {report.peak_memory_mb} MB; written {out}")
@@ -95,13 +95,3 @@ def run_retriever(
 
 def _k(name: str) -> int:
     return 1 if "recall@1 " in name else 10
-
-
-def _tuned_embed(model: object, config: RetrieverTraining) -> Callable[[Sequence[str]], np.ndarray]:
-    from transformers import AutoTokenizer
-
-    from mindstream.lab.training.retriever import Encoder
-    from mindstream.lm.backends.loading import minilm_model_dir
-
-    tokenizer = AutoTokenizer.from_pretrained(str(minilm_model_dir()))
-    return Encoder(model, tokenizer, config.max_length).embed

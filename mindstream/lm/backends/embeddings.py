@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +46,7 @@ class MiniLMEmbeddings(Embeddings):
         self.cache_dir = cache_dir
         self.adapter = usable_adapter(adapter)
 
-    @property
+    @cached_property
     def name(self) -> str:
         """What made the vectors: stores embedded by another model must be re-embedded."""
         return "minilm" if self.adapter is None else f"minilm-dialogue-{fingerprint(self.adapter)}"

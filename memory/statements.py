@@ -9,11 +9,28 @@ from __future__ import annotations
 
 import re
 
-_ASKS = re.compile(
-    r"^(what|where|when|who|whom|whose|which|why|how|is|are|am|was|were|do|does|did|can|"
-    r"could|will|would|should|shall|may|might|have|has|had)\b",
-    re.IGNORECASE,
+
+# A question without its question mark, as chat writes it: "what is my number", "do u
+# remember"; not "had to put bandit down", "when i was young ...", "how splendid".
+def _words(listed: str) -> frozenset[str]:
+    return frozenset(listed.split())
+
+
+_WH = _words("what where when who whom whose which why how")
+_WH_IS = _words("whats what's wheres where's whos who's hows how's whens when's")
+_AUX = _words(
+    "is are am was were do does did can could will would should shall may might have has had "
+    "isn't aren't don't doesn't didn't can't won't wouldn't shouldn't haven't hasn't wasn't "
+    "weren't couldn't"
 )
+# who or what an auxiliary asks about: "do you", "is it", "did my ..."
+_ASKED = _words(
+    "i you u ya he she it we they there this that these those my your ur our his her their "
+    "the a an any anyone anybody someone somebody anything something everyone"
+)
+_SUBJECT = _words("i you u he she we they")  # "when i was young": a statement
+_ASIDES = _words("q quick question also idk btw um erm well anyway random")
+_SENTENCE = re.compile(r"[^.?!]+[.?!]*")
 # A transcript's speaker: one to three capitalised words ("Caroline", "Dr. Ruiz") and a colon,
 # not a note's label ("Note:", "Remember:").
 _SPEAKER = re.compile(r"^\s*((?:[A-Z][a-zA-Z.'’-]*\s?){1,3}):\s+(?=\S)")
@@ -63,9 +80,27 @@ def plan_came_true(earlier: str, later: str) -> bool:
 
 
 def is_question(text: str) -> bool:
-    """'Where do I live?' and 'what is my number' are; 'I moved to York.' is not."""
-    body = without_speaker(text).strip()
-    return body.endswith("?") or bool(_ASKS.match(body))
+    """'Where do I live?', 'ok q. what is my number' are; 'I moved to York.', 'had to put
+    bandit down' and 'What should I pack? One suitcase and a carry-on.' are not: a turn that
+    also states something is kept for what it states (it is recalled)."""
+    body = without_speaker(text).strip().lstrip("-*• ").strip()
+    sentences = [s.strip() for s in _SENTENCE.findall(body) if s.strip(" .?!")]
+    asked = [_asks(s) for s in sentences]
+    return any(asked) and all(a or _says_nothing(s) for s, a in zip(sentences, asked, strict=True))
+
+
+def _asks(sentence: str) -> bool:
+    if sentence.endswith("?"):
+        return True
+    words = _WORD.findall(sentence.lower().replace("’", "'"))
+    if sentence.endswith((".", "!")) or len(words) < 2:
+        return False
+    first, after = words[0], words[1:4]
+    if first in _WH_IS:
+        return True
+    if first in _WH:
+        return after[0] not in _SUBJECT and any(w in _AUX for w in after)
+    return first in _AUX and first not in ("had", "has", "have") and after[0] in _ASKED
 
 
 def without_speaker(text: str) -> str:
@@ -79,6 +114,11 @@ def speaker_of(text: str) -> str | None:
     if m is None or m.group(1).strip().lower() in _LABELS:
         return None
     return m.group(1).strip()
+
+
+def _says_nothing(sentence: str) -> bool:
+    """'ok q.', 'ty.', 'lol', 'quick question:': nothing in it is a fact."""
+    return all(w in _SMALL_TALK or w in _ASIDES for w in _WORD.findall(sentence.lower()))
 
 
 def is_small_talk(text: str) -> bool:

@@ -140,6 +140,7 @@ U: do you remember my cat?
 ## questions
 Q: where does dana live now? | York | home2 | home
 Q: how old is pepper? | 3 | cat
+Q temporal: when did we move? | in February | home2
 """
 
 
@@ -157,7 +158,7 @@ def test_a_chat_is_read_as_the_assistant_keeps_it(tmp_path: Path) -> None:
     ]
     kept = [t.memory_text for t in sample.turns if not t.recalled]
     assert kept == ["Assistant: Of course! What do you like?", "do you remember my cat?"]
-    assert [q.category for q in sample.questions] == ["changed", "stays"]
+    assert [q.category for q in sample.questions] == ["changed", "stays", "temporal"]
 
 
 @pytest.mark.real_model

@@ -36,6 +36,8 @@ U {dog2 = dog}: Max is still a beagle, obviously
 ## questions
 Q: Where does Maya live? | York | home2 | home
 Q: What breed is Max? | beagle | dog
+Q multi-hop: Which dog lives with Maya in York? | Max, a beagle | home2, dog
+Q temporal: When did Maya move to York? | early February | home2
 """
 
 
@@ -52,6 +54,8 @@ def test_a_chat_file_and_its_json_are_the_same_conversation(tmp_path: Path) -> N
     assert conversation.stays == ("D1:2",)
     assert conversation.questions[0].outdated == ("D1:1",)
     assert [t.by_user for t in conversation.turns[:4]] == [True, True, True, False]
+    assert [q.category for q in conversation.questions] == [None, None, "multi-hop", "temporal"]
+    assert conversation.questions[2].evidence == ("D2:1", "D1:2")
     assert from_json(to_json(conversation), Path("x.json"), 0) == conversation
 
 
@@ -60,6 +64,7 @@ def test_a_chat_file_and_its_json_are_the_same_conversation(tmp_path: Path) -> N
     [
         (11, "U {home2 > nowhere}: We moved", "maya.chat:12: > 'nowhere': no earlier turn"),
         (19, "Q: where? | York | home9", "maya.chat:20: unknown key 'home9'"),
+        (19, "Q two-hop: where? | York | home2", "maya.chat:20: 'Q: question"),
         (6, "U {home !}: I live in Leeds", r"must-stay \(!\) but is replaced"),
     ],
 )

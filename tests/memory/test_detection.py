@@ -25,7 +25,7 @@ from mindstream.memory import (
 )
 from mindstream.memory.corrections import newest_in_chain, retire
 from mindstream.memory.records import ChangePolicy, Provenance
-from mindstream.memory.statements import is_small_talk, like_items, speaker_of
+from mindstream.memory.statements import is_question, is_small_talk, like_items, speaker_of
 
 
 def always(earlier: str, later: str) -> float:
@@ -82,6 +82,40 @@ def test_the_rules_see_what_they_should() -> None:
     assert like_items("locker 14 code 2291", "locker 15 code 8812 now") is False  # says so
     assert speaker_of("Note: buy milk") is None and speaker_of("Dr. Ruiz: hi") == "Dr. Ruiz"
     assert is_small_talk("haha thank you so much") and not is_small_talk("I moved to York")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Where do I live?",
+        "what is my number",
+        "do u remember my cat",
+        "ok q. how do i ask morag for the desk by the window lol",
+        "idk maybe 10? 12? is that mad",
+        "Caroline: who's coming tonight",
+        "- do i need to update the hr form",
+    ],
+)
+def test_a_question_is_a_question_with_or_without_its_mark(text: str) -> None:
+    assert is_question(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "had to put bandit down friday. buried him under the live oak",  # the chat's own words
+        "were official now, jamie asked me on the walk home",
+        "when i was young i ran the lakefront every day",
+        "How splendid. Let me introduce myself: my name is Margaret, I am seventy-one",
+        "What should I pack? One 23kg suitcase and one carry-on.",
+        "Can you note the address for me: Flat 3, 112 Rushey Green, London SE6.",
+        "- waffles vet also fine. 8 yrs old and a little round. aren't we all",
+        "will do. i'll tell you if anybody asks where the beans are",
+    ],
+)
+def test_a_statement_that_opens_like_a_question_is_recalled(text: str) -> None:
+    """These were kept for history only, so what they state was never found again."""
+    assert not is_question(text)
 
 
 def test_the_same_speakers_label_is_not_shown_to_the_judge() -> None:
@@ -150,6 +184,27 @@ def test_the_background_worker_acknowledges_first_and_supersedes_after() -> None
     assert stream.settle(timeout=10)
     assert stream.get(leeds).replaced_by == york.id
     assert stream.get(york.id).provenance.detection == "done"
+
+
+def moved(earlier: str, later: str) -> float:
+    return 0.99 if "moved" in later else 0.0
+
+
+def test_the_background_worker_decides_as_the_foreground_however_far_behind_it_is() -> None:
+    """Three moves written while the judge is busy: judged together, the third would find the
+    first (still active then) as its nearest and leave the second standing."""
+    texts = ["I live in Leeds", "my cat is Pepper", "we moved to York", "moved, I live in Bath"]
+    judge = GatedJudge()
+    judge.replaces = moved
+    behind = _stream(judge, background=True, candidates=1)
+    ids = [_add(behind, text, n) for n, text in enumerate(texts)]
+    judge.gate.set()
+    assert behind.settle(timeout=10)
+    foreground = _stream(FakeJudge(replaces=moved), candidates=1)
+    expected = [_add(foreground, text, n) for n, text in enumerate(texts)]
+    status = [behind.get(i).status for i in ids]
+    assert status == [foreground.get(i).status for i in expected]
+    assert status[-2:] == [MemoryStatus.SUPERSEDED, MemoryStatus.ACTIVE]
 
 
 def test_a_failing_background_judge_marks_the_writes_failed_and_keeps_them() -> None:

@@ -22,7 +22,8 @@ def load_any(path: Path) -> tuple[list[Sample], Counter[str]]:
 def from_chats(path: Path) -> list[Sample]:
     """User–assistant chats as the assistant keeps them: the user's statements recalled as
     plain text, questions and the assistant's turns kept for history only. A question about a
-    fact that changed is "changed"; one about a fact that stayed, "stays"."""
+    fact that changed is "changed"; one about a fact that stayed, "stays", unless the file
+    names its category (multi-hop, temporal)."""
     samples = []
     for conversation in load_chats(path):
         turns = [
@@ -43,7 +44,7 @@ def from_chats(path: Path) -> list[Sample]:
                 answer=q.answer,
                 evidence=list(q.evidence),
                 outdated=list(q.outdated),
-                category="changed" if q.outdated else "stays",
+                category=q.category or ("changed" if q.outdated else "stays"),
             )
             for q in conversation.questions
             if set(q.evidence) & recalled

@@ -22,7 +22,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +32,9 @@ DATA = Path(__file__).parent / "data" / "truth"
 SPLITS = ("train", "dev", "heldout")
 _SESSION = re.compile(r"^## session (\d{4}-\d{2}-\d{2} \d{2}:\d{2})\s*$")
 _TURN = re.compile(r"^(U|A)(?:\s*\{([^}]*)\})?\s*:\s*(.+)$")
+_QUESTION = re.compile(r"^Q(?: (multi-hop|temporal))?:(.*)$")
+Category = Literal["multi-hop", "temporal"]
+CATEGORIES = ("multi-hop", "temporal")
 _LABEL = re.compile(r"^([A-Za-z0-9_-]+)\s*(?:([>=])\s*([A-Za-z0-9_,\s-]+?))?\s*(!)?\s*$")
 _HEADER = re.compile(r"^(title|user|assistant|style):\s*(.+)$")
 
@@ -64,6 +67,7 @@ class Question(BaseModel):
     answer: str
     evidence: tuple[str, ...]
     outdated: tuple[str, ...] = ()
+    category: Category | None = None
 
 
 class Conversation(BaseModel):
@@ -144,6 +148,7 @@ def from_json(item: Any, path: Path, n: int) -> Conversation:
             answer=str(q.get("answer", "")),
             evidence=ids(q.get("evidence"), "qa evidence"),
             outdated=ids(q.get("outdated"), "qa outdated"),
+            category=q.get("category") if q.get("category") in CATEGORIES else None,
         )
         for q in item.get("qa") or []
     )
@@ -251,9 +256,13 @@ class _ChatReader:
             self.stays.append(dia_id)
 
     def _question(self, line: str, where: str) -> None:
-        parts = [p.strip() for p in line.removeprefix("Q:").split("|")]
-        if not line.startswith("Q:") or len(parts) not in (3, 4) or not all(parts[:3]):
-            raise TruthDataError(f"{where}: 'Q: question | answer | evidence | outdated'")
+        m = _QUESTION.match(line)
+        parts = [p.strip() for p in (m.group(2) if m else "").split("|")]
+        if m is None or len(parts) not in (3, 4) or not all(parts[:3]):
+            raise TruthDataError(
+                f"{where}: 'Q: question | answer | evidence | outdated' "
+                f"(or 'Q multi-hop:' / 'Q temporal:')"
+            )
         keys = [[k.strip() for k in p.split(",") if k.strip()] for p in parts[2:]]
         for key in [k for group in keys for k in group]:
             if key not in self.keys:
@@ -265,6 +274,7 @@ class _ChatReader:
                 answer=parts[1],
                 evidence=tuple(self.keys[k] for k in evidence),
                 outdated=tuple(self.keys[k] for k in outdated),
+                category=m.group(1),
             )
         )
 

@@ -1,6 +1,7 @@
 """The dialogue retriever costs what the stock embedder did: texts/s of both (onnxruntime,
 the same chat turns, rounds interleaved so a busy CPU hits both alike) and the assistant's
-query time at 10k memories on each. Writes bench/results/embedder.json.
+query time at 10k memories on each, and on the dialogue retriever with the reranker (the
+assistant's shipped policy). Writes bench/results/embedder.json.
 
     python bench/bench_embedder.py [--rounds 3] [--memories 10000] [--queries 200]
 """
@@ -19,6 +20,7 @@ import numpy as np
 from mindstream.agents.assistant.config import long_horizon
 from mindstream.lab.experiments.truth_data import split
 from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
+from mindstream.lm.judges.reranker import OnnxReranker, load_reranker
 from mindstream.memory import InMemoryStore, ManualClock, MemoryStream, new_memory
 from mindstream.memory.records import ChangePolicy
 
@@ -40,13 +42,19 @@ def throughput(embedder: MiniLMEmbeddings, texts: list[str]) -> float:
 
 
 def query_ms(
-    embedder: MiniLMEmbeddings, texts: list[str], questions: list[str], size: int
+    embedder: MiniLMEmbeddings,
+    texts: list[str],
+    questions: list[str],
+    size: int,
+    reranker: OnnxReranker | None = None,
 ) -> float:
-    """p50 of the assistant's retrieve (hybrid, gate 10, k 10; detection is off: it is not on
-    the query path) over `size` memories."""
+    """p50 of the assistant's retrieve (hybrid, gate 10, k 10, the reranker if given; detection
+    is off: it is not on the query path) over `size` memories."""
     clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
     policy = long_horizon().model_copy(update={"changes": ChangePolicy(enabled=False)})
-    stream = MemoryStream(InMemoryStore(), embedder, clock=clock, config=policy)
+    if reranker is None:
+        policy = policy.model_copy(update={"rerank": None})
+    stream = MemoryStream(InMemoryStore(), embedder, clock=clock, config=policy, reranker=reranker)
     pool = (texts * (size // len(texts) + 1))[:size]
     vectors = np.tile(embedder.embed_array(texts), (size // len(texts) + 1, 1))[:size]
     start = clock.now() - timedelta(days=180)
@@ -95,6 +103,12 @@ def main() -> None:
         },
         "memories": args.memories,
     }
+    reranker = load_reranker()
+    reranker.scores("warm up", texts[:20])
+    result["query_p50_ms"]["dialogue + reranker"] = query_ms(
+        models["dialogue"], texts, questions[: args.queries], args.memories, reranker
+    )
+    result["rerank_candidates"] = long_horizon().rerank
     result["ratio_texts_per_s"] = result["texts_per_s"]["dialogue"] / result["texts_per_s"]["stock"]
     print(json.dumps(result, indent=1))
     RESULTS.mkdir(exist_ok=True)

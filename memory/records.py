@@ -288,6 +288,15 @@ class StreamConfig(BaseModel):
     ann_threshold: int | None = Field(None, ge=1)
     ann_candidates: int = Field(1000, ge=1)
     hybrid_alpha: float = Field(0.5, ge=0.0, le=1.0)
+    rerank: int | None = Field(
+        None,
+        ge=1,
+        description="re-score the N most relevant memories with the stream's reranker (a "
+        "cross-encoder reading question and memory together) before the gate; None: off",
+    )
+    rerank_weight: float = Field(
+        0.5, ge=0.0, description="the reranker's score beside relevance (both min-max scaled)"
+    )
     flush_every: int = Field(256, ge=1)
     default_importance: dict[MemoryKind, float] = Field(
         default_factory=lambda: {MemoryKind.CORRECTION: 8.0}

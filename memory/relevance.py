@@ -1,10 +1,12 @@
 """From a query to an owner's top k: relevance (embedding, BM25 or both), chroma's ANN
-prefilter, the gate that keeps only the most relevant candidates, and then the index."""
+prefilter, the reranker that re-scores the most relevant few (a cross-encoder; it reads every
+candidate's relevance exactly, as the gate does), the gate that keeps only the most relevant
+candidates, and then the index."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -23,6 +25,13 @@ from mindstream.memory.scoring import Scored, minmax
 
 MODES = ("embedding", "bm25", "hybrid")
 Nearest = Callable[[np.ndarray, int], list[str]]  # ids of the n memories nearest a vector
+Rescore = Callable[[str, np.ndarray], np.ndarray]  # a query's reranker scores for these rows
+
+
+class Reranker(Protocol):
+    """Reads a question and each memory together (a cross-encoder): higher answers better."""
+
+    def scores(self, query: str, texts: Sequence[str]) -> np.ndarray: ...
 
 
 class Query(NamedTuple):
@@ -77,12 +86,14 @@ def search(
     k: int,
     config: StreamConfig,
     nearest: Nearest,
+    rescore: Rescore | None = None,
 ) -> Scored:
     """The top k candidates (`rows`, or every memory) by the Park score. Embedding relevance
     goes to the index's own search (past `ann_threshold` memories, on chroma's `nearest`
-    only); BM25, hybrid or a gate compute relevance here and the index scores it."""
+    only); BM25, hybrid, a reranker or a gate compute relevance here and the index scores it."""
     index = state.index
-    if query.mode == "embedding" and config.gate is None:
+    rerank = config.rerank if rescore is not None else None
+    if query.mode == "embedding" and config.gate is None and rerank is None:
         assert query.vector is not None
         if config.ann_threshold is not None and index.size > config.ann_threshold:
             rows = _nearest_rows(index, nearest(query.vector, config.ann_candidates), rows)
@@ -91,9 +102,31 @@ def search(
     scores = relevance(
         state.index, state.lexical, query.text, query.vector, rows, query.mode, alpha
     )
+    if rerank is not None and rescore is not None:
+        rows = np.arange(scores.size) if rows is None else rows  # the rows scored, pinned
+        scores = reranked(scores, rows, query.text, rescore, rerank, config.rerank_weight)
     if config.gate is not None:
         scores, rows = gate(scores, rows, max(config.gate, k))
     return index.score(scores, weights, k, rows)
+
+
+def reranked(
+    scores: np.ndarray, rows: np.ndarray | None, text: str, rescore: Rescore, n: int, weight: float
+) -> np.ndarray:
+    """Relevance with the `n` most relevant re-scored: each gets its relevance plus `weight`
+    times the reranker's score (both min-max scaled over the n), and all of them stay above
+    every candidate the reranker did not read. A reranker without an opinion (every score
+    alike) leaves relevance as it was."""
+    if scores.size == 0:
+        return scores
+    n = min(n, scores.size)
+    top = np.argpartition(-scores, n - 1)[:n]
+    read = rescore(text, top if rows is None else rows[top])
+    if np.ptp(read) == 0:
+        return scores
+    out = minmax(scores)
+    out[top] = 1.0 + (minmax(scores[top]) + weight * minmax(read)) / (1.0 + weight)
+    return out
 
 
 def _nearest_rows(index: OwnerIndex, ids: list[str], rows: np.ndarray | None) -> np.ndarray:

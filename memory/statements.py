@@ -29,8 +29,18 @@ _ASKED = _words(
     "the a an any anyone anybody someone somebody anything something everyone"
 )
 _SUBJECT = _words("i you u he she we they")  # "when i was young": a statement
-_ASIDES = _words("q quick question also idk btw um erm well anyway random")
-_SENTENCE = re.compile(r"[^.?!]+[.?!]*")
+_OPENERS = _words("ok okay k so well hey hi hiya hello yo oh ah btw q quick question also idk")
+_LONGEST_UNMARKED = 14
+_ASIDES = _words("q quick question also idk btw um erm well anyway random to glad meet hear")
+_SENTENCE = re.compile(r".+?(?:[.?!]+(?=\s|$)|$)")  # "at 3.30?", "Dr. Patel" stay whole
+_NAME_WORD = re.compile(r"[A-Za-z0-9']+")
+_HAVE = _words("have has had")
+_NOTE_THIS = re.compile(
+    r"\b(make a note|keep a note|note (down|that|this|my)|(write|jot) (it |this |that )?down|"
+    r"save (this|that|my)|remember that \w+ \w+ \w+)",
+    re.IGNORECASE,
+)
+_ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Prof|Mt|vs|etc|e\.g|i\.e|a\.m|p\.m)\.", re.I)
 # A transcript's speaker: one to three capitalised words ("Caroline", "Dr. Ruiz") and a colon,
 # not a note's label ("Note:", "Remember:").
 _SPEAKER = re.compile(r"^\s*((?:[A-Z][a-zA-Z.'’-]*\s?){1,3}):\s+(?=\S)")
@@ -83,24 +93,34 @@ def is_question(text: str) -> bool:
     """'Where do I live?', 'ok q. what is my number' are; 'I moved to York.', 'had to put
     bandit down' and 'What should I pack? One suitcase and a carry-on.' are not: a turn that
     also states something is kept for what it states (it is recalled)."""
-    body = without_speaker(text).strip().lstrip("-*• ").strip()
+    body = _ABBREVIATION.sub(r"\1", without_speaker(text).strip().lstrip("-*• ").strip())
     sentences = [s.strip() for s in _SENTENCE.findall(body) if s.strip(" .?!")]
     asked = [_asks(s) for s in sentences]
     return any(asked) and all(a or _says_nothing(s) for s, a in zip(sentences, asked, strict=True))
 
 
 def _asks(sentence: str) -> bool:
+    if _NOTE_THIS.search(sentence):
+        return False  # "can you remember that my locker is 14": a fact to keep
     if sentence.endswith("?"):
         return True
     words = _WORD.findall(sentence.lower().replace("’", "'"))
-    if sentence.endswith((".", "!")) or len(words) < 2:
-        return False
+    while words and words[0] in _OPENERS:
+        words = words[1:]  # "ok so what is my pin", "quick question: where do i live"
+    if sentence.endswith((".", "!")) or not 2 <= len(words) <= _LONGEST_UNMARKED:
+        return False  # a long run of words without a question mark tells something
     first, after = words[0], words[1:4]
-    if first in _WH_IS:
+    if first in _WH_IS or (first in _WH and after[0] == "about"):
         return True
     if first in _WH:
-        return after[0] not in _SUBJECT and any(w in _AUX for w in after)
-    return first in _AUX and first not in ("had", "has", "have") and after[0] in _ASKED
+        return after[0] not in _SUBJECT and any(w in _AUX or _contracted(w) for w in after)
+    if first in _HAVE:
+        return after[0] in _SUBJECT or after[0] in ("my", "your", "anyone", "anybody")
+    return first in _AUX and after[0] in _ASKED
+
+
+def _contracted(word: str) -> bool:
+    return word.endswith(("'s", "'re"))  # "what time's the flight"
 
 
 def without_speaker(text: str) -> str:
@@ -117,8 +137,11 @@ def speaker_of(text: str) -> str | None:
 
 
 def _says_nothing(sentence: str) -> bool:
-    """'ok q.', 'ty.', 'lol', 'quick question:': nothing in it is a fact."""
-    return all(w in _SMALL_TALK or w in _ASIDES for w in _WORD.findall(sentence.lower()))
+    """'ok q.', 'ty.', 'lol', 'Thanks, Mel!': nothing in it is a fact."""
+    words = _NAME_WORD.findall(sentence)
+    light = [w.lower() in _SMALL_TALK or w.lower() in _ASIDES for w in words]
+    named = [w[0].isupper() and len(words) <= 3 for w in words]  # "Hey Caroline!"
+    return all(a or b for a, b in zip(light, named, strict=True)) and (any(light) or not words)
 
 
 def is_small_talk(text: str) -> bool:

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import partial
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,14 @@ from mindstream.memory.records import (
     StreamConfig,
     new_memory,
 )
-from mindstream.memory.relevance import Query, check_mode, most_similar, scored_memories, search
+from mindstream.memory.relevance import (
+    Query,
+    Reranker,
+    check_mode,
+    most_similar,
+    scored_memories,
+    search,
+)
 from mindstream.memory.residency import Residency
 from mindstream.memory.scoring import Scored
 from mindstream.memory.stores.base import MemoryStore
@@ -85,10 +93,13 @@ class MemoryStream:
         config: StreamConfig | None = None,
         judge: ReplacementJudge | None = None,
         residency: Residency | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         """`residency`: hold only the owners used, each loaded from the store on first use
-        (a service replica); without it, every memory is loaded now."""
+        (a service replica); without it, every memory is loaded now. `reranker` re-scores
+        the most relevant memories of a query when the policy's `rerank` asks."""
         self.store = store
+        self.reranker = reranker
         self.embedder = embedder
         self.clock = clock or SystemClock()
         self.rater = rater
@@ -189,14 +200,17 @@ class MemoryStream:
         return self.worker.settle(timeout)
 
     def _resume_detection(self, owner: str | None = None) -> None:
-        """Memories a stopped process left `pending` are judged again (nothing is skipped)."""
+        """Memories a stopped process left `pending` are judged again (nothing is skipped),
+        one write at a time as they were written (a write's memories share their time)."""
         records = self._records.values() if owner is None else self._of(owner)
         waiting = sorted(
             (r for r in records if r.provenance.detection == "pending"),
             key=lambda r: r.created_at,
         )
-        if waiting and self.changes.judging:
-            self.worker.submit([r.id for r in waiting])
+        if not (waiting and self.changes.judging):
+            return
+        for _, written in groupby(waiting, key=lambda r: (r.owner, r.created_at)):
+            self.worker.submit([r.id for r in written])
 
     def written_by(self, owner: str, request: str) -> list[MemoryRecord]:
         """What a write with this idempotency key already stored for `owner` (in order): a
@@ -319,7 +333,15 @@ class MemoryStream:
         check_mode(mode)
         vector = None if mode == "bm25" else self.intake.embed([query])[0]
         nearest = partial(self.store.nearest, owner)
-        return search(state, Query(query, vector, mode), rows, weights, k, self.config, nearest)
+        rescore = None if self.reranker is None else partial(self._rescore, state)
+        return search(
+            state, Query(query, vector, mode), rows, weights, k, self.config, nearest, rescore
+        )
+
+    def _rescore(self, state: OwnerState, query: str, rows: np.ndarray) -> np.ndarray:
+        assert self.reranker is not None
+        texts = [self._records[state.index.ids[row]].text for row in rows.tolist()]
+        return np.asarray(self.reranker.scores(query, texts), dtype=np.float32)
 
     def _touch(self, state: OwnerState, rows: np.ndarray, moment: datetime) -> None:
         state.index.touch(rows, to_hours(moment))

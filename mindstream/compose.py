@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from mindstream.memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
     from mindstream.memory.changes import ReplacementJudge
     from mindstream.memory.embedder import Embedder
+    from mindstream.memory.relevance import Reranker
     from mindstream.memory.residency import Residency
     from mindstream.models import Models
     from mindstream.reflection import ReflectionConfig, Reflector
@@ -125,6 +126,11 @@ class Parts:
             )
         return DeferredJudge(lambda: self.models.judge)
 
+    def reranker_for(self, policy: StreamConfig) -> Reranker | None:
+        """The shipped reranker for a policy that re-scores its candidates (`rerank`), built
+        on its first query."""
+        return self.models.reranker if policy.rerank is not None else None
+
     # ---- memory ------------------------------------------------------------------------
     def store(
         self, path: Path | None = None, *, create: bool = True, collection: str | None = None
@@ -174,6 +180,7 @@ class Parts:
             rater=rater or self.rater(),
             config=policy,
             judge=self.judge_for(policy),
+            reranker=self.reranker_for(policy),
         )
 
     def run_memories(self, folder: RunFolder) -> MemoryStream:
@@ -278,6 +285,7 @@ class Parts:
             config=policy,
             judge=self.judge_for(policy),
             residency=residency,
+            reranker=self.reranker_for(policy),
         )
         return Assistant(
             stream,

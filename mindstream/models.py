@@ -22,6 +22,7 @@ from mindstream.config import EmbedderConfig
 from mindstream.lm.config import DEFAULT_MODEL_SPEC, ModelConfig
 
 if TYPE_CHECKING:
+    import numpy as np
     from langchain_core.language_models import BaseChatModel
 
     from mindstream.lm import CallLedger, Scorer
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from mindstream.lm.served.adapters import ServedYesNo
     from mindstream.memory.changes import ReplacementJudge
     from mindstream.memory.embedder import ArrayEmbedder
+    from mindstream.memory.relevance import Reranker
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -164,6 +166,22 @@ class Models:
         whatever the chat model; without it (a trimmed install), the relation judge, said once."""
         return DeferredPairJudge(self._pair_judge)
 
+    @cached_property
+    def reranker(self) -> Reranker:
+        """The shipped cross-encoder reranker, built on first use; without it (a trimmed
+        install), relevance alone, said once."""
+        return DeferredReranker(self._reranker)
+
+    def _reranker(self) -> Reranker:
+        from mindstream.lm.judges.reranker import StaleReranker, load_reranker
+
+        local = self.config.local
+        try:
+            return load_reranker(cache_dir=local.cache_dir, threads=local.threads)
+        except (FileNotFoundError, StaleReranker) as missing:
+            log.warning("%s; retrieval ranks by relevance alone", missing)
+            return NoReranker()
+
     def _pair_judge(self) -> ReplacementJudge:
         from mindstream.lm.judges.change_judge import load_change_judge
 
@@ -253,6 +271,22 @@ class Replaces:
 
     replaces: float
     about_the_same: float = 1.0
+
+
+class DeferredReranker(_OnFirstUse["Reranker"]):
+    """A reranker built on the first query that asks for it."""
+
+    def scores(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        return self.built.scores(query, texts)
+
+
+class NoReranker:
+    """No opinion: every memory scored alike, so relevance alone orders them."""
+
+    def scores(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        return np.zeros(len(texts), dtype=np.float32)
 
 
 class DeferredReactions(_OnFirstUse["ReactionJudge"]):

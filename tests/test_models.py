@@ -93,3 +93,21 @@ def test_the_embedder_is_the_dialogue_retriever_unless_the_stock_model_is_asked_
     config = load_config(None, {}, {"embedder.name": "minilm"})
     stock = Models(config.model, config.embedder, CallLedger()).embedder
     assert isinstance(stock, MiniLMEmbeddings) and stock.adapter is None and stock.name == "minilm"
+
+
+def test_the_reranker_is_built_on_first_query_and_a_missing_one_leaves_relevance_alone(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from mindstream.lm.judges import reranker as module
+    from mindstream.models import DeferredReranker
+
+    models = models_for(DEFAULT_MODEL_SPEC)
+    deferred = models.reranker
+    assert isinstance(deferred, DeferredReranker) and deferred._built is None
+
+    def missing(**_: object) -> object:
+        raise FileNotFoundError("adapters/reranker: no reranker here")
+
+    monkeypatch.setattr(module, "load_reranker", missing)
+    assert list(deferred.scores("q", ["a", "b"])) == [0.0, 0.0]
+    assert "retrieval ranks by relevance alone" in caplog.text

@@ -304,7 +304,8 @@ def long_memory(
             "tests/data/long_memory.json is mindstream's own. Or a `.chat` file or a folder of "
             "them (mindstream/lab/experiments/data/truth/{train,dev,heldout}: heldout is never "
             "tuned on), read as the assistant keeps a chat: the user's statements recalled, "
-            "questions and the assistant's turns kept for history only."
+            "questions and the assistant's turns kept for history only; recall is reported per "
+            "category (changed, stays, and the file's multi-hop and temporal questions)."
         ),
     ],
     out: OutOption = None,

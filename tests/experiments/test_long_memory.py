@@ -151,13 +151,16 @@ def test_a_chat_is_read_as_the_assistant_keeps_it(tmp_path: Path) -> None:
     assert not skipped
     recalled = [t.memory_text for t in sample.turns if t.recalled]
     assert recalled == [
-        "hey can u help me plan meals",  # not a question by its form: recalled, as in `Assistant`
         "we're in leeds, the flat near hyde park corner",
         "our cat pepper is 3 now",
         "first night in the new house in york!!",
     ]
     kept = [t.memory_text for t in sample.turns if not t.recalled]
-    assert kept == ["Assistant: Of course! What do you like?", "do you remember my cat?"]
+    assert kept == [
+        "hey can u help me plan meals",  # a request without its mark: asked, as in `Assistant`
+        "Assistant: Of course! What do you like?",
+        "do you remember my cat?",
+    ]
     assert [q.category for q in sample.questions] == ["changed", "stays", "temporal"]
 
 

@@ -94,6 +94,10 @@ def test_the_rules_see_what_they_should() -> None:
         "idk maybe 10? 12? is that mad",
         "Caroline: who's coming tonight",
         "- do i need to update the hr form",
+        "is Dr. Patel in at 3.30 on monday?",
+        "Caroline: Thanks, Mel! What did you do last weekend?",
+        "have you seen my keys",
+        "btw what's my pin",
     ],
 )
 def test_a_question_is_a_question_with_or_without_its_mark(text: str) -> None:
@@ -111,6 +115,9 @@ def test_a_question_is_a_question_with_or_without_its_mark(text: str) -> None:
         "Can you note the address for me: Flat 3, 112 Rushey Green, London SE6.",
         "- waffles vet also fine. 8 yrs old and a little round. aren't we all",
         "will do. i'll tell you if anybody asks where the beans are",
+        "can you remember that my locker is 14",
+        "you are a genius",
+        "Show me how? It's TheFork.",
     ],
 )
 def test_a_statement_that_opens_like_a_question_is_recalled(text: str) -> None:

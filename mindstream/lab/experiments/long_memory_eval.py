@@ -42,26 +42,33 @@ STOCK = " (stock MiniLM)"  # a policy on the stock embedder, beside the tuned de
 
 def variants(assistant: StreamConfig, tuned: bool) -> dict[str, StreamConfig]:
     """The policies compared; with the tuned embedder configured, embedding alone and the
-    assistant default also on the stock model (the baseline, in the same run)."""
+    assistant default also on the stock model without a reranker (the baseline, in the same
+    run); with a reranker in the assistant's policy, the assistant without it too."""
     only = RetrievalWeights.relevance_only()
+    plain = assistant.model_copy(update={"rerank": None})
     stock = (
         {
             f"embedding (relevance only){STOCK}": StreamConfig(mode="embedding", weights=only),
-            f"assistant default{STOCK}": assistant,
+            f"assistant default{STOCK}": plain,
         }
         if tuned
         else {}
     )
-    return stock | {
-        "embedding (relevance only)": StreamConfig(mode="embedding", weights=only),
-        "BM25 (relevance only)": StreamConfig(mode="bm25", weights=only),
-        "hybrid (relevance only)": StreamConfig(mode="hybrid", weights=only),
-        "Park default (equal weights, hours)": StreamConfig(),
-        "assistant, no change detection": assistant.model_copy(
-            update={"changes": assistant.changes.model_copy(update={"enabled": False})}
-        ),
-        "assistant default": assistant,
-    }
+    unranked = {"assistant, no reranker": plain} if assistant.rerank is not None else {}
+    return (
+        stock
+        | {
+            "embedding (relevance only)": StreamConfig(mode="embedding", weights=only),
+            "BM25 (relevance only)": StreamConfig(mode="bm25", weights=only),
+            "hybrid (relevance only)": StreamConfig(mode="hybrid", weights=only),
+            "Park default (equal weights, hours)": StreamConfig(),
+            "assistant, no change detection": assistant.model_copy(
+                update={"changes": assistant.changes.model_copy(update={"enabled": False})}
+            ),
+        }
+        | unranked
+        | {"assistant default": assistant}
+    )
 
 
 class Tally:

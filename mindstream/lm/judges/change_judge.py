@@ -55,6 +55,7 @@ class JudgeSettings(BaseModel):
     labels: tuple[str, ...] = ("other", "same slot", "replaces")
     temperature: float = Field(1.0, gt=0)
     max_length: int = Field(128, ge=8)
+    built_on: str | None = None  # the fingerprint of the adapter it was trained on top of
 
 
 def settings_of(folder: Path) -> JudgeSettings:
@@ -71,9 +72,8 @@ def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
     return weights / weights.sum(axis=1, keepdims=True)
 
 
-class OnnxChangeJudge:
-    """The exported pair model: `relate_batch` for the three relations, `replaces_batch` for
-    the memory stream's `ReplacementJudge` protocol."""
+class OnnxPairModel:
+    """An exported MiniLM cross-encoder: its logits for (first, second) text pairs."""
 
     def __init__(
         self, graph: Path, tokenizer_dir: Path, settings: JudgeSettings, threads: int | None
@@ -107,6 +107,11 @@ class OnnxChangeJudge:
             (logits,) = self.session.run(["logits"], feeds)
             out[chosen] = logits
         return out
+
+
+class OnnxChangeJudge(OnnxPairModel):
+    """The exported change judge: `relate_batch` for the three relations, `replaces_batch` for
+    the memory stream's `ReplacementJudge` protocol."""
 
     def relate_batch(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
         if not pairs:

@@ -29,8 +29,6 @@ def long_horizon() -> StreamConfig:
         changes=ChangePolicy(enabled=True, background=True),
         mode="hybrid",
         hybrid_alpha=0.2,
-        rerank=20,
-        rerank_weight=0.5,
         gate=10,
         decay=0.99,
         recency_unit_hours=24.0,

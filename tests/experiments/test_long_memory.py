@@ -181,5 +181,10 @@ def test_a_folder_of_chats_is_measured_per_conversation_beside_the_stock_embedde
     policies = data["policies"]
     assert {"assistant default", "assistant default (stock MiniLM)"} <= set(policies)
     assert set(policies["assistant default"]["per_conversation"]) == {"dana"}
-    assert set(policies["assistant default"]["questions"]) == {"changed", "stays", "all"}
+    assert set(policies["assistant default"]["questions"]) == {
+        "changed",
+        "stays",
+        "temporal",
+        "all",
+    }
     assert "R@10 per conversation" in (out / "long_memory_chats.md").read_text()

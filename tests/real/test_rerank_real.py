@@ -1,7 +1,7 @@
 """The shipped reranker on the real models: its onnxruntime graph scores as the merged
 torch model does (float32); re-scoring the tuned retriever's top 20 on the dev chats finds
-more answering turns in the top 5 than the retriever alone (int8, as shipped); the
-assistant's policy asks it through the composition root."""
+more answering turns in the top 5 than the retriever alone (int8, as shipped); a policy
+with `rerank` asks it through the composition root."""
 
 from __future__ import annotations
 
@@ -49,9 +49,7 @@ def test_the_exported_reranker_scores_as_the_merged_model() -> None:
 def test_reranking_the_retrievers_top_20_finds_more_answers_in_the_top_5_on_dev() -> None:
     dev = retriever_data.from_chats(truth_data.split("dev"))
     embed = MiniLMEmbeddings(threads=1, adapter=RETRIEVER_DIR).embed_array
-    config = RerankerTraining(
-        candidates=20, weight=Parts.load(None).config.assistant.stream.rerank_weight
-    )
+    config = RerankerTraining(candidates=20, weight=0.5)
     alone = recall_reranked(dev, embed, None, config, 5)
     reranked = recall_reranked(dev, embed, load_reranker(threads=1).scores, config, 5)
     print(f"\ndev R@5: retriever {alone:.3f}, reranked {reranked:.3f}")
@@ -67,11 +65,11 @@ class Counted:
         return self.reranker.scores(query, texts)  # type: ignore[attr-defined,no-any-return]
 
 
-def test_the_assistants_policy_reranks_with_the_shipped_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_policy_that_asks_for_it_reranks_with_the_shipped_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
     parts = Parts.load(None)
-    policy = parts.config.assistant.stream
-    assert policy.rerank == 20
-    policy = policy.model_copy(update={"changes": ChangePolicy()})  # the query path only
+    policy = parts.config.assistant.stream.model_copy(
+        update={"rerank": 20, "changes": ChangePolicy()}  # the query path only
+    )
     stream = parts.stream(tmp_path / "store", policy=policy, clock=ManualClock())
     stream.reranker = counted = Counted(stream.reranker)
     for text in TURNS:

@@ -38,12 +38,15 @@ assert CHANGED_K in KS
 
 
 STOCK = " (stock MiniLM)"  # a policy on the stock embedder, beside the tuned default
+NO_RERANKER = "assistant, no reranker"  # these two recall as the assistant does
+WITH_RERANKER = "assistant, with the reranker (top 20)"
+RERANKED = 20
 
 
 def variants(assistant: StreamConfig, tuned: bool) -> dict[str, StreamConfig]:
     """The policies compared; with the tuned embedder configured, embedding alone and the
     assistant default also on the stock model without a reranker (the baseline, in the same
-    run); with a reranker in the assistant's policy, the assistant without it too."""
+    run); the assistant with the reranker when its policy has none, without it otherwise."""
     only = RetrievalWeights.relevance_only()
     plain = assistant.model_copy(update={"rerank": None})
     stock = (
@@ -54,7 +57,8 @@ def variants(assistant: StreamConfig, tuned: bool) -> dict[str, StreamConfig]:
         if tuned
         else {}
     )
-    unranked = {"assistant, no reranker": plain} if assistant.rerank is not None else {}
+    reranked = assistant.model_copy(update={"rerank": RERANKED})
+    other = {NO_RERANKER: plain} if assistant.rerank is not None else {WITH_RERANKER: reranked}
     return (
         stock
         | {
@@ -66,7 +70,7 @@ def variants(assistant: StreamConfig, tuned: bool) -> dict[str, StreamConfig]:
                 update={"changes": assistant.changes.model_copy(update={"enabled": False})}
             ),
         }
-        | unranked
+        | other
         | {"assistant default": assistant}
     )
 
@@ -200,6 +204,8 @@ def _ingest(
         streams[name] = stream
         if name == "assistant default":
             spent += time.perf_counter() - added
+    for stream in streams.values():
+        stream.settle()  # change detection has judged every turn before a question is asked
     return streams, spent
 
 
@@ -233,7 +239,8 @@ def _ask(
     for question in sample.questions:
         for name, stream in streams.items():
             ranked, context = {}, {}
-            history = name.startswith("assistant default") and assistant.recall_replaced
+            history = name.startswith(("assistant default", NO_RERANKER, WITH_RERANKER))
+            history = history and assistant.recall_replaced
             for k in KS:  # a gated policy's top 5 is not the head of its top 25
                 start = time.perf_counter()
                 found = stream.retrieve(

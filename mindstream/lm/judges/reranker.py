@@ -35,12 +35,23 @@ class OnnxReranker:
 
     def __init__(self, pairs: OnnxPairModel) -> None:
         self.pairs = pairs
+        self._last: tuple[tuple[str, tuple[str, ...]], np.ndarray] | None = None
 
     def scores(self, query: str, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros(0, dtype=np.float32)
+        """The same query over the same candidates again (a caller asking for another k) is
+        answered from the last call."""
+        key = (query, tuple(texts))
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1].copy()
         pairs = [(query, text) for text in texts]
-        return self.pairs.logits(pairs, batch_size=_BATCH)[:, 0]
+        scored = (
+            self.pairs.logits(pairs, batch_size=_BATCH)[:, 0]
+            if pairs
+            else np.zeros(0, dtype=np.float32)
+        )
+        self._last = (key, scored)
+        return scored.copy()
 
 
 def merged_reranker(folder: Path, base: Path, retriever: Path = RETRIEVER_DIR) -> Any:

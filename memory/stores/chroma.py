@@ -12,6 +12,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -183,12 +184,14 @@ class ChromaStore:
         if not records:
             return
         metadatas = [to_flat(r, self._sequence.next()) for r in records]
-        self._collection.add(
+        add = partial(
+            self._collection.add,
             ids=[r.id for r in records],
             embeddings=np.asarray(embeddings, dtype=np.float32),
             documents=[r.text for r in records],
             metadatas=metadatas,
         )
+        retried(add)
 
     def update(
         self, records: Sequence[MemoryRecord], fields: Sequence[str] = MUTABLE_FIELDS
@@ -307,3 +310,18 @@ def scrub_log(database: Path, ids: Sequence[str], chunk: int = 500) -> None:
     with sqlite3.connect(database, timeout=60, isolation_level=None) as db:
         db.execute("VACUUM")
     db.close()
+
+
+def retried(call: Callable[[], Any], tries: int = 4) -> Any:
+    """A chroma server's first writes to a new collection from several processes at once can
+    fail while its index segment is not yet on disk ("Error creating hnsw segment reader:
+    Nothing found on disk", a 500 in the replicas test about one full run in three); the
+    same write a moment later goes through. Any other error is raised at once."""
+    for attempt in range(tries):
+        try:
+            return call()
+        except Exception as error:
+            if "Nothing found on disk" not in str(error) or attempt == tries - 1:
+                raise
+            time.sleep(0.1 * 2**attempt)
+    return None

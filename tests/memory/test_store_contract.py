@@ -142,3 +142,26 @@ def test_taken_says_which_ids_the_store_holds_whoever_owns_them(store: MemorySto
     store.put([_record(0), _record(1, owner="ben")], _vectors(2))
     assert store.taken(["m0", "m1", "m7"]) == {"m0", "m1"}
     assert store.taken([]) == set()
+
+
+def test_a_write_chroma_has_no_segment_for_yet_is_tried_again_and_any_other_error_is_not() -> None:
+    from mindstream.memory.stores.chroma import retried
+
+    calls: list[int] = []
+
+    def flaky() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise RuntimeError("Error creating hnsw segment reader: Nothing found on disk")
+        return "stored"
+
+    assert retried(flaky) == "stored" and len(calls) == 3
+
+    def broken() -> None:
+        calls.append(1)
+        raise RuntimeError("disk full")
+
+    calls.clear()
+    with pytest.raises(RuntimeError, match="disk full"):
+        retried(broken)
+    assert len(calls) == 1

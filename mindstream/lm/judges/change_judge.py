@@ -16,7 +16,7 @@ runs a few hundred pairs a second on one core.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -143,18 +143,24 @@ def cached_graph(folder: Path, base: Path, cache_dir: Path, quantized: bool = Tr
     """The merged model as an onnxruntime graph, exported once per adapter version; with
     `quantized`, its weights in int8 (dynamic quantization: about twice the pairs a second
     on this CPU, probabilities within a few hundredths, measured in training.json)."""
-    suffix = "-int8" if quantized else ""
-    target = cache_dir / f"change-judge-{fingerprint(folder)}{suffix}.onnx"
+    stem = cache_dir / f"change-judge-{fingerprint(folder)}"
+    return exported_graph(stem, "the change judge", lambda: merged_model(folder, base), quantized)
+
+
+def exported_graph(stem: Path, what: str, model: Callable[[], Any], quantized: bool) -> Path:
+    """`stem`.onnx (or `stem`-int8.onnx) holding `model()`'s logits, exported once: a pair
+    model's graph in the model cache (the change judge's, the reranker's)."""
 
     def write(path: Path) -> None:
         full = path.with_name("fp32.onnx")
-        export(merged_model(folder, base), full)
+        export(model(), full)
         if quantized:
             quantize(full, path)
         else:
             full.rename(path)
 
-    return written_once(target, "the change judge", write)
+    target = stem.with_name(f"{stem.name}{'-int8' if quantized else ''}.onnx")
+    return written_once(target, what, write)
 
 
 def quantize(source: Path, target: Path) -> None:

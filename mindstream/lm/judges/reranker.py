@@ -18,8 +18,8 @@ import numpy as np
 
 from mindstream.lm.backends import loading
 from mindstream.lm.backends.embeddings import RETRIEVER_DIR
-from mindstream.lm.backends.onnx_embedder import fingerprint, merged_encoder, written_once
-from mindstream.lm.judges.change_judge import OnnxPairModel, export, quantize, settings_of
+from mindstream.lm.backends.onnx_embedder import fingerprint, merged_encoder
+from mindstream.lm.judges.change_judge import OnnxPairModel, exported_graph, settings_of
 
 RERANKER_DIR = Path(__file__).parents[1] / "adapters" / "reranker"
 _BATCH = 8  # pairs sorted by length, padded per batch: 63 ms for 20 chat turns against 86 at 32
@@ -72,18 +72,8 @@ def merged_reranker(folder: Path, base: Path, retriever: Path = RETRIEVER_DIR) -
 
 def cached_graph(folder: Path, base: Path, cache_dir: Path, quantized: bool) -> Path:
     """The merged reranker as an onnxruntime graph, exported once per adapter version."""
-    suffix = "-int8" if quantized else ""
-    name = f"reranker-{fingerprint(folder)}-{fingerprint(RETRIEVER_DIR)}{suffix}.onnx"
-
-    def write(path: Path) -> None:
-        full = path.with_name("fp32.onnx")
-        export(merged_reranker(folder, base), full)
-        if quantized:
-            quantize(full, path)
-        else:
-            full.rename(path)
-
-    return written_once(cache_dir / name, "the reranker", write)
+    stem = cache_dir / f"reranker-{fingerprint(folder)}-{fingerprint(RETRIEVER_DIR)}"
+    return exported_graph(stem, "the reranker", lambda: merged_reranker(folder, base), quantized)
 
 
 @lru_cache(maxsize=4)

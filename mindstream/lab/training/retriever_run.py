@@ -5,7 +5,9 @@ and after (never trained on), and the adapter with its report on disk."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from rich.console import Console
 from rich.progress import Progress
@@ -13,7 +15,7 @@ from rich.progress import Progress
 from mindstream.lab.experiments import truth_data
 from mindstream.lab.experiments.report import table
 from mindstream.lab.training import retriever_data as data
-from mindstream.lab.training.adapter import peak_memory_mb
+from mindstream.lab.training.adapter import CurvePoint, peak_memory_mb
 from mindstream.lab.training.reranker import RerankerReport, RerankerTraining, recall_reranked
 from mindstream.lab.training.reranker import save as save_reranker
 from mindstream.lab.training.reranker import train as train_reranker
@@ -27,6 +29,7 @@ from mindstream.lab.training.retriever import (
 from mindstream.lab.training.run import check_out
 
 console = Console()
+T = TypeVar("T")
 
 
 def run_retriever(
@@ -53,19 +56,7 @@ def run_retriever(
     pairs = mined_pairs(dialogues, stock)
     dev = data.from_chats(truth_data.split("dev"))
     checks = {"dev chats recall@10": dev} | check_dialogues(check_friendsqa, check_openbookqa)
-    started = time.perf_counter()
-    with Progress(console=console) as progress:
-        task = progress.add_task("training", total=None)
-        encoder, curve = train(
-            pairs,
-            dev,
-            config,
-            lambda done, total: progress.update(task, completed=done, total=total),
-            lambda p: console.print(
-                f"step {p.step}: loss {p.loss:.3f}, dev recall@10 {p.heldout_accuracy:.3f}"
-            ),
-        )
-    seconds = time.perf_counter() - started
+    (encoder, curve), seconds = _trained(lambda step, log: train(pairs, dev, config, step, log))
     measured = {
         name: {
             "stock": recall_at(d, stock, _k(name)),
@@ -143,20 +134,9 @@ def run_reranker(
     pairs = mined_pairs(dialogues, tuned)
     dev = data.from_chats(truth_data.split("dev"))
     checks = {"dev chats recall@10": dev} | check_dialogues(check_friendsqa, None)
-    started = time.perf_counter()
-    with Progress(console=console) as progress:
-        task = progress.add_task("training", total=None)
-        encoder, curve = train_reranker(
-            pairs,
-            dev,
-            tuned,
-            config,
-            lambda done, total: progress.update(task, completed=done, total=total),
-            lambda p: console.print(
-                f"step {p.step}: loss {p.loss:.3f}, dev recall@10 {p.heldout_accuracy:.3f}"
-            ),
-        )
-    seconds = time.perf_counter() - started
+    (encoder, curve), seconds = _trained(
+        lambda step, log: train_reranker(pairs, dev, tuned, config, step, log)
+    )
     measured = {
         name: {
             "retriever": recall_reranked(d, tuned, None, config, _k(name)),
@@ -178,6 +158,23 @@ def run_reranker(
     console.print(table(["check", "tuned retriever", "reranked"], rows))
     console.print(f"{report.seconds} s, peak {report.peak_memory_mb} MB; written {out}")
     return report.model_dump(mode="json")
+
+
+def _trained(
+    run: Callable[[Callable[[int, int], None], Callable[[CurvePoint], None]], T],
+) -> tuple[T, float]:
+    """`run(step, log)` under a progress bar, each curve point printed; its result and
+    seconds."""
+    started = time.perf_counter()
+    with Progress(console=console) as progress:
+        task = progress.add_task("training", total=None)
+        result = run(
+            lambda done, total: progress.update(task, completed=done, total=total),
+            lambda p: console.print(
+                f"step {p.step}: loss {p.loss:.3f}, dev recall@10 {p.heldout_accuracy:.3f}"
+            ),
+        )
+    return result, time.perf_counter() - started
 
 
 def _k(name: str) -> int:

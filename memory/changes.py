@@ -97,6 +97,7 @@ class ChangeDecision(BaseModel):
     new_id: str
     probability: float
     same_slot: float | None = None
+    model: float | None = None  # the chat model's P(replaces) when it was asked to confirm
     similarity: float
     rule: Rule
     superseded: bool
@@ -218,15 +219,17 @@ class ChangeDetector:
                 relations = list(self.judge.relate_batch(texts))
                 replaces = [float(getattr(r, "replaces")) for r in relations]  # noqa: B009
                 same = [float(getattr(r, "about_the_same")) for r in relations]  # noqa: B009
+                second = [getattr(r, "model", None) for r in relations]
             else:
                 replaces = list(self.judge.replaces_batch(texts))
                 same = [None] * len(replaces)  # type: ignore[list-item]
+                second = [None] * len(replaces)
         except Exception as error:  # any failure of the judge keeps the writes
             self._warn(error)
             raise JudgeFailed(str(error)) from error
         return [
-            self._decide(old, new, p, s, similarity)
-            for (old, new, similarity), p, s in zip(pairs, replaces, same, strict=True)
+            self._decide(old, new, p, s, similarity).model_copy(update={"model": _rounded(m)})
+            for (old, new, similarity), p, s, m in zip(pairs, replaces, same, second, strict=True)
         ]
 
     def _decide(
@@ -298,6 +301,10 @@ def _content(text: str, other: str) -> str:
     return text
 
 
+def _rounded(p: float | None) -> float | None:
+    return None if p is None else round(float(p), 4)
+
+
 def _decision(
     old: MemoryRecord,
     new: MemoryRecord,
@@ -333,7 +340,11 @@ def _note_closest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> Non
     changes = []
     for new_id, decision in best.items():
         record = stream.get(new_id)
-        note = {"closest": decision.old_id, "closest_p": decision.probability}
+        note = {
+            "closest": decision.old_id,
+            "closest_p": decision.probability,
+            "closest_model": decision.model,
+        }
         changes.append((record, {"provenance": record.provenance.model_copy(update=note)}))
     stream.replace_many(changes)
 

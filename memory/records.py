@@ -72,6 +72,11 @@ class Provenance(BaseModel):
         "above it when `closest_p` reaches the policy's `rank_above`, both staying true)",
     )
     closest_p: float | None = Field(None, description="the judge's P(replaces) for `closest`")
+    closest_model: float | None = Field(
+        None,
+        description="the chat model's own P(replaces) for `closest` when it was asked to "
+        "confirm (`closest_p` is then both opinions combined)",
+    )
     detection: Detection | None = Field(
         None, description="change detection: pending (not yet judged), done, or failed"
     )
@@ -254,6 +259,14 @@ class ChangePolicy(BaseModel):
     )
     background: bool = Field(
         False, description="judge in the stream's background worker, after the write returns"
+    )
+    confirm_from: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="pairs the pair judge gives at least this P(replaces) are asked again of "
+        "the chat model's relation judge, and `threshold` applies to both opinions combined "
+        "(odds multiplied); None: the pair judge alone",
     )
     judge: Literal["pair", "model"] = Field(
         "pair",

@@ -113,18 +113,23 @@ class Parts:
     def judge_for(self, policy: StreamConfig) -> ReplacementJudge | None:
         """The change judge for a stream whose change policy asks for one, built on its first
         use (a command that never writes never loads it): the trained pair model by default,
-        whatever the chat model; the relation judge (the chat model's own) with `judge: model`."""
+        whatever the chat model; the relation judge (the chat model's own) with `judge: model`;
+        with `confirm_from`, the pair model's likely replacements asked again of the relation
+        judge (`memory.confirmation`)."""
         from mindstream.models import DeferredJudge, DeferredPairJudge
 
         changes = policy.changes
         if not (changes.enabled and changes.use_judge):
             return None
-        if changes.judge == "pair" or self.models.built("change_judge"):
-            judge = self.models.change_judge
-            return (
-                judge if isinstance(judge, DeferredPairJudge) else DeferredPairJudge(lambda: judge)
-            )
-        return DeferredJudge(lambda: self.models.judge)
+        if not (changes.judge == "pair" or self.models.built("change_judge")):
+            return DeferredJudge(lambda: self.models.judge)
+        judge = self.models.change_judge
+        pair = judge if isinstance(judge, DeferredPairJudge) else DeferredPairJudge(lambda: judge)
+        if changes.confirm_from is None:
+            return pair
+        from mindstream.memory.confirmation import ConfirmedJudge
+
+        return ConfirmedJudge(pair, DeferredJudge(lambda: self.models.judge), changes.confirm_from)
 
     def reranker_for(self, policy: StreamConfig) -> Reranker | None:
         """The shipped reranker for a policy that re-scores its candidates (`rerank`), built

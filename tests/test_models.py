@@ -14,6 +14,7 @@ from mindstream.lm.config import DEFAULT_MODEL_SPEC
 from mindstream.lm.fakes import FakeJudge, FakeScorer, HashEmbeddings, ScriptedChatModel
 from mindstream.lm.judges.relation import AdapterJudge, AdapterReactions, ScorerJudge
 from mindstream.lm.judges.verifier import ScorerVerifier
+from mindstream.memory.confirmation import ConfirmedJudge
 from mindstream.models import (
     DeferredJudge,
     DeferredPairJudge,
@@ -67,8 +68,9 @@ def test_one_call_swaps_a_part_and_an_unknown_name_is_refused(tmp_path: Path) ->
     parts.override(chat=chat, embedder=HashEmbeddings(), change_judge=judge)
     assert parts.models.chat is chat
     stream_judge = parts.judge_for(parts.config.assistant.stream)
-    assert isinstance(stream_judge, DeferredPairJudge)
-    assert stream_judge.replaces_batch([("I live in Leeds", "I live in York")]) == [0.9]
+    assert isinstance(stream_judge, ConfirmedJudge)  # the chat model confirms, as configured
+    assert isinstance(stream_judge.judge, DeferredPairJudge)
+    assert stream_judge.judge.replaces_batch([("I live in Leeds", "I live in York")]) == [0.9]
     with pytest.raises(ValueError, match=r"no part named 'model'.*chat"):
         parts.override(model=chat)
     saved = tmp_path / "saved.yaml"

@@ -23,10 +23,14 @@ def long_horizon() -> StreamConfig:
 
     Change detection is on, off the write path: a new statement supersedes the earlier ones
     the change judge finds it replaces, judged in the stream's background worker after the
-    write returns, so what is true now is what is retrieved (history stays reachable).
+    write returns, so what is true now is what is retrieved (history stays reachable). The
+    pairs it would supersede (P(replaces) at least 0.9) are asked again of the chat model's
+    relation judge, which can only lower that probability (`confirm_from`): on the dev chats
+    precision 60.9% -> 74.3%, recall 45.1% -> 39.4%, must-stay facts retired 8 -> 4 of 83, at
+    67 -> 29 memories/s of background detection (a bulk import can set `confirm_from: null`).
     """
     return StreamConfig(
-        changes=ChangePolicy(enabled=True, background=True),
+        changes=ChangePolicy(enabled=True, background=True, confirm_from=0.9),
         mode="hybrid",
         hybrid_alpha=0.2,
         gate=10,

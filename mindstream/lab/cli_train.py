@@ -113,6 +113,14 @@ def judge(
         typer.Option(help="passes over the examples (default: 2 for replaces, 1 for contradicts)"),
     ] = None,
     per_slot: Annotated[int, typer.Option(help="built pairs per personal-fact slot")] = 220,
+    chats: Annotated[
+        int,
+        typer.Option(
+            help="replaces: kept pairs mined from the train conversations (with every "
+            "replacement there), as change detection meets them; 0 for built pairs only",
+            min=0,
+        ),
+    ] = 0,
     contradiction_questions: Annotated[
         int, typer.Option(help="OpenBookQA train questions turned into contradictions")
     ] = 3000,
@@ -151,6 +159,7 @@ def judge(
         task=task,
         epochs=epochs if epochs is not None else (2.0 if task == "replaces" else 1.0),
         per_slot=per_slot,
+        chats=chats,
         contradiction_questions=contradiction_questions,
         trap_share=trap_share,
         entailmentbank_share=entailmentbank_share,

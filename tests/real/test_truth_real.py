@@ -19,6 +19,7 @@ from mindstream.lm.config import LocalModelConfig
 from mindstream.lm.judges.change_judge import load_change_judge
 from mindstream.lm.judges.relation import load_adapter_judge
 from mindstream.memory import MemoryStatus
+from mindstream.memory.confirmation import ConfirmedJudge
 from mindstream.memory.records import ChangePolicy
 
 pytestmark = pytest.mark.real_model
@@ -61,6 +62,43 @@ def test_the_change_judge_separates_an_indirect_move_from_another_persons_fact()
         [(LEEDS, YORK), ("My manager is Priya.", "Priya's own boss is leaving in June.")]
     )
     assert move.replaces > 0.5 > manager.replaces
+
+
+def test_the_chat_model_vetoes_what_the_pair_judge_alone_would_retire(judge) -> None:  # type: ignore[no-untyped-def]
+    """Two near neighbours from the dev chats the pair judge alone retires (a brother-in-law's
+    job by a dog put down; a grandchild's age by a cafe's new hours) stay true once the chat
+    model is asked too; a new door code still supersedes."""
+    confirmed = ConfirmedJudge(load_change_judge(threads=1), judge, gate=0.3)
+    pairs = [
+        (
+            "he does maintenance at the plant out by the airport, been there 12 years",
+            "had to put bandit down friday. his back legs quit on him. buried him under the "
+            "live oak by the tank",
+        ),
+        (
+            "and kaylee's 6. she turns 7 the end of march and wants a unicorn cake, whatever "
+            "that is",
+            "oh and the dq quit openin before 7, so the fellas moved coffee to the taqueria on "
+            "highway 6. wednesdays at 6 now",
+        ),
+        (
+            "Writing this down before I forget: the front door keypad code at Banksia is 4417, "
+            "then the hash key.",
+            "Also, Banksia have changed the front door code after the escape business. It's "
+            "7731 and hash now.",
+        ),
+        (LEEDS, YORK),
+    ]
+    plant, cafe, code, move = judged = confirmed.relate_batch(pairs)
+    print(
+        "\n(pair judge, chat model, combined):",
+        [(round(r.judge, 3), r.model and round(r.model, 3), round(r.replaces, 3)) for r in judged],
+    )
+    threshold = ChangePolicy().threshold
+    assert min(plant.judge, cafe.judge) >= threshold  # what the pair judge alone got wrong
+    assert max(plant.replaces, cafe.replaces) < threshold
+    assert code.replaces >= threshold  # confirmed
+    assert move.replaces <= move.judge  # whatever the chat model says, never raised
 
 
 def test_the_judge_finds_what_a_fact_shows_false(judge) -> None:  # type: ignore[no-untyped-def]

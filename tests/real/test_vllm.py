@@ -142,8 +142,10 @@ def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> No
 
 def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The assistant with its chat model on vLLM: after the move (judged in the background by
-    the shipped pair judge, whatever the chat model), York is recalled first (Leeds superseded,
-    or kept below it as a near miss) and the chat answer is written from it."""
+    the shipped pair judge, whatever the chat model, and confirmed by the served model's own
+    relation judge where the pair judge would supersede: a changed door code), York is recalled
+    first (Leeds superseded, or kept below it as a near miss) and the chat answer is written
+    from it."""
     from mindstream.memory import MemoryStatus
 
     assistant = _parts(vllm_server).assistant(tmp_path / "memory")
@@ -152,9 +154,25 @@ def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: P
     york = stream.add(  # P(replaces) about 0.63: a near miss, York ranks right above Leeds
         "I moved from Leeds to York last week.", owner="maya", kind="fact", importance=5
     )
+    code = stream.add(  # the pair judge's P(replaces) about 0.97: asked again of the server
+        "the front door keypad code at Banksia is 4417, then the hash key.",
+        owner="maya",
+        kind="fact",
+        importance=5,
+    )
+    new_code = stream.add(
+        "Banksia have changed the front door code after the escape business. It's 7731 and "
+        "hash now.",
+        owner="maya",
+        kind="fact",
+        importance=5,
+    )
     assert stream.settle(timeout=120)
     print(f"\nLeeds: {stream.get(leeds.id).status.value} {stream.get(york.id).provenance}")
     assert stream.get(york.id).provenance.detection == "done"
+    confirmed = stream.get(new_code.id).provenance
+    print(f"door code: {stream.get(code.id).status.value} {confirmed}")
+    assert confirmed.closest == code.id and confirmed.closest_model is not None
     assert stream.get(york.id).status is MemoryStatus.ACTIVE
     assert assistant.search("maya", "Which city do I live in?")[0].record.id == york.id
     reply = assistant.chat("maya", "Which city do I live in?")

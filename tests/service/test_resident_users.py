@@ -26,6 +26,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
         chat=ScriptedChatModel(default="ok"),
         scorer=FakeScorer(),
         change_judge=FakeJudge(replaces=lambda old, new: 0.0),
+        judge=FakeJudge(),
     )
     config = ServiceConfig(data=tmp_path / "data", resident_memories=4)
     service = Service(parts, config)

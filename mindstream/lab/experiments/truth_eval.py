@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 
 K = 10
 RECALLED = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE, MemoryKind.FACT, MemoryKind.CORRECTION)
-CONDITIONS = ("no detection", "detection")
+CONDITIONS = ("no detection", "pair judge alone", "detection")
+ALONE = "pair judge alone"  # shown when the policy has the chat model confirm
 
 
 def run(
@@ -57,15 +58,7 @@ def run(
     section: str = "truth",
 ) -> dict[str, Any]:
     """Every conversation under both conditions; the summary and the decisions."""
-    policy = parts.config.assistant.stream
-    policies = {
-        "no detection": policy.model_copy(
-            update={"changes": policy.changes.model_copy(update={"enabled": False})}
-        ),
-        "detection": policy.model_copy(
-            update={"changes": policy.changes.model_copy(update={"enabled": True})}
-        ),
-    }
+    policies = _policies(parts.config.assistant.stream)
     per: list[dict[str, Any]] = []
     with Progress() as progress:
         for conversation in conversations:
@@ -81,6 +74,20 @@ def run(
     if out is not None:
         write_section(section, markdown(result), result, out)
     return result
+
+
+def _policies(policy: StreamConfig) -> dict[str, StreamConfig]:
+    """No detection, detection as configured, and the pair judge without the chat model's
+    confirmation when the policy asks for it (to show what the second opinion does)."""
+
+    def changed(**update: Any) -> StreamConfig:
+        return policy.model_copy(update={"changes": policy.changes.model_copy(update=update)})
+
+    out = {"no detection": changed(enabled=False)}
+    if policy.changes.confirm_from is not None:
+        out[ALONE] = changed(enabled=True, confirm_from=None)
+    out["detection"] = changed(enabled=True)
+    return out
 
 
 def remember(stream: MemoryStream, owner: str, turn: Turn, named: bool) -> MemoryRecord:
@@ -241,7 +248,7 @@ def ask(conversation: Conversation, stream: MemoryStream) -> list[dict[str, Any]
 
 def summarise(per: list[dict[str, Any]], *, named: bool, command: str) -> dict[str, Any]:
     conditions = {}
-    for name in CONDITIONS:
+    for name in (c for c in CONDITIONS if c in per[0]):
         rows = [p[name] for p in per]
         questions = [q for r in rows for q in r["questions"]]
         changed = [q for q in questions if q["changed"]]
@@ -285,12 +292,14 @@ def _pct(x: float | None) -> str:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    d, n = result["conditions"]["detection"], result["conditions"]["no detection"]
+    n = result["conditions"]["no detection"]
     names = ", ".join(result["conversations"])
     speaker = " (each turn carries its speaker's name)" if result["named"] else ""
 
+    shown = [c for c in CONDITIONS if c in result["conditions"]]
+
     def both(label: str, show: Callable[[dict[str, Any]], str]) -> list[str]:
-        return [label, show(n), show(d)]
+        return [label] + [show(result["conditions"][c]) for c in shown]
 
     rows = [
         both("automatic supersedes", lambda c: str(c["supersedes"])),
@@ -313,7 +322,7 @@ def markdown(result: dict[str, Any]) -> str:
         f"## Knowing what is true now, on streams{speaker}\n",
         f"Conversations: {names}; {n['outdated']} outdated turns, {n['stays']} must-stay facts, "
         f"{n['changed_questions']} questions about changed facts.\n",
-        table(["", "no detection", "detection"], rows),
+        table(["", *shown], rows),
     ]
     if wrong:
         out += ["\nWrong supersedes (old still true):\n", table(["", "old", "new", "P"], wrong)]

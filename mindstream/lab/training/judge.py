@@ -35,6 +35,7 @@ from mindstream.lab.training.judge_data import (
     trap_examples,
 )
 from mindstream.lab.training.react_data import reaction_examples
+from mindstream.lm.judges.relation import replaces_prompt
 
 if TYPE_CHECKING:
     import torch
@@ -55,6 +56,12 @@ class JudgeTraining(AdapterTraining):
     entailmentbank_share: float = Field(0.5, ge=0, le=1)
     trap_share: float = Field(
         0.0, ge=0, le=1, description="questions whose extra no-pair is a word trap"
+    )
+    chats: int = Field(
+        0,
+        ge=0,
+        description="replaces: this many kept pairs mined from the train conversations' "
+        "streams, beside every replacement there three times (0: built pairs only)",
     )
     curve_items: int = Field(400, ge=1, description="held-out items per curve point")
     reactions: int = Field(3000, ge=2, description="built observations (reacts)")
@@ -89,13 +96,43 @@ def build_examples(
         pairs = replacement_pairs(catalogue, train_slots, s.per_slot, s.town, s.seed)
         held = replacement_pairs(catalogue, s.heldout_slots, s.curve_items, 0, s.seed + 1)
         random.Random(s.seed).shuffle(held)  # every held-out slot, not the first few
-        return labelled_pairs(pairs), labelled_pairs(held[: s.curve_items])
+        train = labelled_pairs(pairs) + (chat_examples(s.chats, s.seed) if s.chats else [])
+        random.Random(s.seed).shuffle(train)
+        return train, labelled_pairs(held[: s.curve_items])
     used = questions[: len(questions) - s.heldout][: s.contradiction_questions]
     examples = contradiction_examples(used, bank, s.seed, s.entailmentbank_share, s.trap_share)
     held_questions = questions[len(questions) - s.heldout :]
     grouped = [e for e in contradiction_examples(held_questions, None, s.seed + 1, 0) if e.group]
     traps = trap_examples(held_questions, s.seed + 1)[: s.curve_items // 2]
     return examples, grouped[: s.curve_items] + traps
+
+
+def chat_examples(count: int, seed: int, repeat: int = 3) -> list[Labelled]:
+    """Replacements as a stream offers them, for the chat model's second opinion on the change
+    judge: each statement of the train conversations against its nearest earlier ones by the
+    dialogue embedder (as detection picks candidates). Built pairs alone never show a model
+    the near neighbours of one speaker's everyday chat that stay true."""
+    from mindstream.lab.experiments import truth_data
+    from mindstream.lab.training.change_data import REPLACES, mined
+    from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
+
+    embed = MiniLMEmbeddings(adapter=RETRIEVER_DIR).embed_array
+    pairs = [
+        e
+        for c in truth_data.split("train")
+        for e in mined(c, embed, neighbours=5, min_similarity=0.2)
+    ]
+    replaced = [e for e in pairs if e.label == REPLACES]
+    kept = [e for e in pairs if e.label != REPLACES]
+    random.Random(seed).shuffle(kept)
+    return [
+        Labelled(
+            prompt=replaces_prompt(e.earlier, e.later),
+            label=e.label == REPLACES,
+            source="replaces: chat change" if e.label == REPLACES else "replaces: chat kept",
+        )
+        for e in replaced * repeat + kept[:count]
+    ]
 
 
 def balanced_accuracy(items: Sequence[Labelled], p: Sequence[float]) -> float:

@@ -134,3 +134,16 @@ def test_like_items_and_questions_never_reach_the_judge(tmp_path: Path) -> None:
     assert all("locker" not in a or "locker" not in b for a, b in seen)
     assert not any("vet" in a or "vet" in b for a, b in seen)
     assert not any(a.startswith("Maya:") for a, _ in seen)  # the shared name is not judged
+
+
+def test_a_confirming_policy_is_shown_beside_the_pair_judge_alone() -> None:
+    from mindstream.lab.experiments.truth_eval import ALONE, _policies
+
+    confirming = StreamConfig(changes=ChangePolicy(enabled=True, confirm_from=0.9))
+    policies = _policies(confirming)
+    assert list(policies) == ["no detection", ALONE, "detection"]
+    assert policies[ALONE].changes.confirm_from is None and policies[ALONE].changes.enabled
+    assert policies["detection"].changes.confirm_from == 0.9
+    assert not policies["no detection"].changes.enabled
+    alone = StreamConfig(changes=ChangePolicy(enabled=True))
+    assert list(_policies(alone)) == ["no detection", "detection"]

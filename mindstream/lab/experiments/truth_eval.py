@@ -44,8 +44,8 @@ if TYPE_CHECKING:
 
 K = 10
 RECALLED = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE, MemoryKind.FACT, MemoryKind.CORRECTION)
-CONDITIONS = ("no detection", "pair judge alone", "detection")
 ALONE = "pair judge alone"  # shown when the policy has the chat model confirm
+CONDITIONS = ("no detection", ALONE, "detection")
 
 
 def run(
@@ -57,7 +57,7 @@ def run(
     command: str = "mindstream eval truth",
     section: str = "truth",
 ) -> dict[str, Any]:
-    """Every conversation under both conditions; the summary and the decisions."""
+    """Every conversation under each condition; the summary and the decisions."""
     policies = _policies(parts.config.assistant.stream)
     per: list[dict[str, Any]] = []
     with Progress() as progress:
@@ -298,19 +298,19 @@ def markdown(result: dict[str, Any]) -> str:
 
     shown = [c for c in CONDITIONS if c in result["conditions"]]
 
-    def both(label: str, show: Callable[[dict[str, Any]], str]) -> list[str]:
+    def row(label: str, show: Callable[[dict[str, Any]], str]) -> list[str]:
         return [label] + [show(result["conditions"][c]) for c in shown]
 
     rows = [
-        both("automatic supersedes", lambda c: str(c["supersedes"])),
-        both("precision (old turn really out of date)", lambda c: _pct(c["precision"])),
-        both("precision (labelled replacement)", lambda c: _pct(c["link_precision"])),
-        both("recall (outdated turns superseded)", lambda c: _pct(c["recall"])),
-        both("must-stay facts retired", lambda c: f"{c['stays_retired']}/{c['stays']}"),
-        both("any still-true turn retired", lambda c: str(c["true_retired"])),
-        both("current first (changed-fact questions)", lambda c: _pct(c["current_first"])),
-        both("evidence recall@10 (all questions)", lambda c: _pct(c["recall_at_10"])),
-        both("memories/s", lambda c: f"{c['memories_per_s']:.1f}"),
+        row("automatic supersedes", lambda c: str(c["supersedes"])),
+        row("precision (old turn really out of date)", lambda c: _pct(c["precision"])),
+        row("precision (labelled replacement)", lambda c: _pct(c["link_precision"])),
+        row("recall (outdated turns superseded)", lambda c: _pct(c["recall"])),
+        row("must-stay facts retired", lambda c: f"{c['stays_retired']}/{c['stays']}"),
+        row("any still-true turn retired", lambda c: str(c["true_retired"])),
+        row("current first (changed-fact questions)", lambda c: _pct(c["current_first"])),
+        row("evidence recall@10 (all questions)", lambda c: _pct(c["recall_at_10"])),
+        row("memories/s", lambda c: f"{c['memories_per_s']:.1f}"),
     ]
     wrong = [
         [x["conversation"], dec["old_text"][:70], dec["new_text"][:70], dec["p"]]

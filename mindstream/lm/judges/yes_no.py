@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+import warnings
 from collections.abc import Sequence
 from functools import lru_cache, partial
 from pathlib import Path
@@ -138,12 +139,15 @@ def _load(base: Path, adapter: Path, probe: str, threads: int | None, trainer: s
     if threads:
         torch.set_num_threads(threads)
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar in a command's output
     started = time.perf_counter()
     tokenizer = AutoTokenizer.from_pretrained(str(base), local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(
         str(base), dtype=torch.float32, local_files_only=True
     )
-    merged = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
+    with warnings.catch_warnings():  # peft asks transformers a deprecated question, each load
+        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
+        merged = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
     loaded = YesNoAdapter(merged, tokenizer)
     loaded.measure_precision(probe)
     loaded.load_seconds = time.perf_counter() - started

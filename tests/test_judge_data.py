@@ -4,6 +4,7 @@ the training data carries no shortcut the judge could learn instead of the relat
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 
 from mindstream.agents.teachme.language import negate
@@ -168,3 +169,25 @@ def test_held_out_traps_are_measured_apart_from_the_ranked_groups() -> None:
     assert found["denied claim ranked first"] == 1.0 and found["balanced accuracy"] == 1.0
     assert found["another topic's denial read as contradicted"] == 1.0
     assert trap_examples(questions[:50], seed=1)[0].prompt.startswith("Fact: ")
+
+
+def test_the_chat_models_stream_pairs_come_from_train_only() -> None:
+    """`train judge replaces --chats N`: every replacement of the train conversations, three
+    times, and N kept pairs; every statement from a train conversation, none from dev or
+    held-out."""
+    from mindstream.lab.experiments import truth_data
+    from mindstream.lab.training.judge import chat_examples
+    from mindstream.lm.fakes import HashEmbeddings
+
+    examples = chat_examples(200, seed=0, embed=HashEmbeddings().embed_array)
+    texts = {
+        name: {t.text.rstrip(".") for c in truth_data.split(name) for t in c.turns}
+        for name in truth_data.SPLITS
+    }
+    pairs = [re.match(r"Earlier: (.*)\nLater: (.*)\n", e.prompt, re.S) for e in examples]
+    said = {text.rstrip(".") for m in pairs if m for text in m.groups()}  # as prompts end
+    assert all(pairs) and said <= texts["train"]
+    assert not said & (texts["dev"] | texts["heldout"])
+    changes = sum(len(c.changes) for c in truth_data.split("train"))
+    yes = [e for e in examples if e.label]
+    assert len(yes) == 3 * changes and len(examples) - len(yes) == 200

@@ -211,17 +211,3 @@ def test_a_negated_premise_then_the_right_fact_answers_the_top_surface(tmp_path:
     assert _answers(output)[-1] == "on the top surface"
     last = output.rsplit("Answer:", 1)[1]
     assert "ruled out 'on the top surface'" not in last
-
-
-def test_the_chat_models_stream_pairs_come_from_train_only() -> None:
-    """`train judge replaces --chats N`: every replacement of the train conversations, three
-    times, and N kept pairs; no turn of the dev or held-out conversations."""
-    from mindstream.lab.experiments import truth_data
-    from mindstream.lab.training.judge import chat_examples
-
-    examples = chat_examples(200, seed=0)
-    said = {t.text for name in ("dev", "heldout") for c in truth_data.split(name) for t in c.turns}
-    assert not any(text in e.prompt for e in examples for text in said if len(text) > 30)
-    changes = sum(len(c.changes) for c in truth_data.split("train"))
-    yes = [e for e in examples if e.label]
-    assert len(yes) == 3 * changes and len(examples) - len(yes) == 200

@@ -26,6 +26,7 @@ from mindstream.lab.training.adapter import (
     train_adapter,
     yes_probabilities,
 )
+from mindstream.lab.training.change_data import Embed
 from mindstream.lab.training.judge_data import (
     TRAP_SOURCE,
     Catalogue,
@@ -107,7 +108,9 @@ def build_examples(
     return examples, grouped[: s.curve_items] + traps
 
 
-def chat_examples(count: int, seed: int, repeat: int = 3) -> list[Labelled]:
+def chat_examples(
+    count: int, seed: int, repeat: int = 3, embed: Embed | None = None
+) -> list[Labelled]:
     """Replacements as a stream offers them, for the chat model's second opinion on the change
     judge: each statement of the train conversations against its nearest earlier ones by the
     dialogue embedder (as detection picks candidates). Built pairs alone never show a model
@@ -116,7 +119,7 @@ def chat_examples(count: int, seed: int, repeat: int = 3) -> list[Labelled]:
     from mindstream.lab.training.change_data import REPLACES, mined
     from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
 
-    embed = MiniLMEmbeddings(adapter=RETRIEVER_DIR).embed_array
+    embed = embed or MiniLMEmbeddings(adapter=RETRIEVER_DIR).embed_array
     pairs = [
         e
         for c in truth_data.split("train")

@@ -23,7 +23,7 @@ from mindstream.memory.changes import ReplacementJudge, SlotJudge
 class Confirmed:
     """One pair's combined answer, with both opinions kept for the record."""
 
-    replaces: float  # the combined P(replaces)
+    replaces: float  # both opinions combined, never above the pair judge's own
     about_the_same: float
     judge: float  # the pair judge's own P(replaces)
     model: float | None  # the chat model's, None when the pair was not asked

@@ -266,7 +266,7 @@ class ChangePolicy(BaseModel):
         le=1.0,
         description="pairs the pair judge gives at least this P(replaces) are asked again of "
         "the chat model's relation judge, and `threshold` applies to both opinions combined "
-        "(odds multiplied); None: the pair judge alone",
+        "(odds multiplied, never above the pair judge's own); None: the pair judge alone",
     )
     judge: Literal["pair", "model"] = Field(
         "pair",

@@ -59,11 +59,9 @@ def policy(parts: Parts, detect: bool, confirm: bool = True) -> StreamConfig:
     """The assistant's policy, detection on or off, with or without the chat model's second
     opinion (`confirm_from`)."""
     config = parts.config.assistant.stream
-    update: dict[str, Any] = {"enabled": detect}
     if not confirm:
-        update["confirm_from"] = None
-    changes = config.changes.model_copy(update=update)
-    return config.model_copy(update={"changes": changes})
+        return config.with_changes(enabled=detect, confirm_from=None)
+    return config.with_changes(enabled=detect)
 
 
 def ingest(

@@ -215,15 +215,7 @@ class ChangeDetector:
             return []
         texts = [(_content(o.text, n.text), _content(n.text, o.text)) for o, n, _ in pairs]
         try:
-            if isinstance(self.judge, SlotJudge):
-                relations = list(self.judge.relate_batch(texts))
-                replaces = [float(getattr(r, "replaces")) for r in relations]  # noqa: B009
-                same = [float(getattr(r, "about_the_same")) for r in relations]  # noqa: B009
-                second = [getattr(r, "model", None) for r in relations]
-            else:
-                replaces = list(self.judge.replaces_batch(texts))
-                same = [None] * len(replaces)  # type: ignore[list-item]
-                second = [None] * len(replaces)
+            replaces, same, second = opinions(self.judge, texts)
         except Exception as error:  # any failure of the judge keeps the writes
             self._warn(error)
             raise JudgeFailed(str(error)) from error
@@ -299,6 +291,26 @@ def _content(text: str, other: str) -> str:
     if speaker is not None and speaker == speaker_of(other):
         return text.split(":", 1)[1].strip()
     return text
+
+
+def opinions(
+    judge: ReplacementJudge, pairs: Sequence[tuple[str, str]]
+) -> tuple[list[float], list[float | None], list[float | None]]:
+    """One batch: P(replaces) of each pair, P(same question) when the judge tells it, and a
+    second opinion's P(replaces) when the judge carries one (`memory.confirmation`)."""
+    if not isinstance(judge, SlotJudge):
+        replaces = [float(p) for p in judge.replaces_batch(pairs)]
+        return replaces, [None] * len(replaces), [None] * len(replaces)
+    relations = list(judge.relate_batch(pairs))
+    return (
+        [float(getattr(r, "replaces")) for r in relations],  # noqa: B009
+        [_optional(getattr(r, "about_the_same")) for r in relations],  # noqa: B009
+        [_optional(getattr(r, "model", None)) for r in relations],
+    )
+
+
+def _optional(p: object) -> float | None:
+    return None if p is None else float(p)  # type: ignore[arg-type]
 
 
 def _rounded(p: float | None) -> float | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mindstream.memory.changes import ReplacementJudge, SlotJudge
+from mindstream.memory.changes import ReplacementJudge, opinions
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class Confirmed:
     """One pair's combined answer, with both opinions kept for the record."""
 
     replaces: float  # both opinions combined, never above the pair judge's own
-    about_the_same: float
+    about_the_same: float | None  # None: the pair judge does not tell the slot
     judge: float  # the pair judge's own P(replaces)
     model: float | None  # the chat model's, None when the pair was not asked
 
@@ -48,7 +48,7 @@ class ConfirmedJudge:
         self.gate = gate
 
     def relate_batch(self, pairs: Sequence[tuple[str, str]]) -> list[Confirmed]:
-        first, same = self._first_opinion(pairs)
+        first, same, _ = opinions(self.judge, pairs)
         asked = [i for i, p in enumerate(first) if p >= self.gate]
         answers = self.model.replaces_batch([pairs[i] for i in asked]) if asked else []
         second = dict(zip(asked, answers, strict=True))
@@ -64,13 +64,3 @@ class ConfirmedJudge:
 
     def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         return [c.replaces for c in self.relate_batch(pairs)]
-
-    def _first_opinion(self, pairs: Sequence[tuple[str, str]]) -> tuple[list[float], list[float]]:
-        if isinstance(self.judge, SlotJudge):
-            relations = list(self.judge.relate_batch(pairs))
-            return (
-                [float(getattr(r, "replaces")) for r in relations],  # noqa: B009
-                [float(getattr(r, "about_the_same")) for r in relations],  # noqa: B009
-            )
-        first = [float(p) for p in self.judge.replaces_batch(pairs)]
-        return first, [1.0] * len(first)

@@ -316,6 +316,11 @@ class StreamConfig(BaseModel):
     )
     changes: ChangePolicy = Field(default_factory=ChangePolicy)
 
+    def with_changes(self, **update: Any) -> StreamConfig:
+        """This policy with some of its change detection's fields replaced (the conditions an
+        experiment or a benchmark compares)."""
+        return self.model_copy(update={"changes": self.changes.model_copy(update=update)})
+
 
 class NewMemory(BaseModel):
     """What a caller gives to `add_many`; the stream fills in id, times and importance.

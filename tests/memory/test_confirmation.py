@@ -92,15 +92,11 @@ def test_a_failing_second_opinion_keeps_every_write(caplog: pytest.LogCaptureFix
 def test_the_composition_root_wraps_the_pair_judge_when_the_policy_asks() -> None:
     parts = Parts(load_config(None, {}, {"store.kind": "memory"}))
     policy = parts.config.assistant.stream
-    asks = policy.model_copy(
-        update={"changes": policy.changes.model_copy(update={"confirm_from": 0.6})}
-    )
+    asks = policy.with_changes(confirm_from=0.6)
     judge = parts.judge_for(asks)
     assert isinstance(judge, ConfirmedJudge) and judge.gate == 0.6
     assert isinstance(judge.model, DeferredJudge) and judge.model._built is None  # not loaded
-    alone = policy.model_copy(
-        update={"changes": policy.changes.model_copy(update={"confirm_from": None})}
-    )
+    alone = policy.with_changes(confirm_from=None)
     assert not isinstance(parts.judge_for(alone), ConfirmedJudge)
 
 

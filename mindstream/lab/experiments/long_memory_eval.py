@@ -66,9 +66,7 @@ def variants(assistant: StreamConfig, tuned: bool) -> dict[str, StreamConfig]:
             "BM25 (relevance only)": StreamConfig(mode="bm25", weights=only),
             "hybrid (relevance only)": StreamConfig(mode="hybrid", weights=only),
             "Park default (equal weights, hours)": StreamConfig(),
-            "assistant, no change detection": assistant.model_copy(
-                update={"changes": assistant.changes.model_copy(update={"enabled": False})}
-            ),
+            "assistant, no change detection": assistant.with_changes(enabled=False),
         }
         | other
         | {"assistant default": assistant}

@@ -79,14 +79,10 @@ def run(
 def _policies(policy: StreamConfig) -> dict[str, StreamConfig]:
     """No detection, detection as configured, and the pair judge without the chat model's
     confirmation when the policy asks for it (to show what the second opinion does)."""
-
-    def changed(**update: Any) -> StreamConfig:
-        return policy.model_copy(update={"changes": policy.changes.model_copy(update=update)})
-
-    out = {"no detection": changed(enabled=False)}
+    out = {"no detection": policy.with_changes(enabled=False)}
     if policy.changes.confirm_from is not None:
-        out[ALONE] = changed(enabled=True, confirm_from=None)
-    out["detection"] = changed(enabled=True)
+        out[ALONE] = policy.with_changes(enabled=True, confirm_from=None)
+    out["detection"] = policy.with_changes(enabled=True)
     return out
 
 

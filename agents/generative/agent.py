@@ -16,7 +16,7 @@ from mindstream.agents.generative.config import AgentConfig
 from mindstream.agents.generative.persona import Persona
 from mindstream.agents.generative.plan import Plan, PlanStep
 from mindstream.agents.generative.text import progressive
-from mindstream.memory import MemoryKind, MemoryStream, NewMemory, new_memory
+from mindstream.memory import MemoryKind, MemoryRecord, MemoryStream, NewMemory, new_memory
 
 # A whisper is the user speaking to the agent directly: it ranks near the top of what the agent
 # recalls (importance is 1-10) whatever a small model would rate it.
@@ -46,6 +46,7 @@ class GenerativeAgent:
         self.busy_until: datetime | None = None
         self.yesterday = "had an ordinary day."
         self.intentions: list[str] = []  # inner-voice instructions the next day plan must see
+        self.told: dict[str, list[str]] = {}  # per listener, the news told them (`news`)
         # Recalling sets last access, as in the paper; an evaluation that restores the agent
         # under several conditions turns it off, so one condition cannot change the next.
         self.touches = True
@@ -89,7 +90,11 @@ class GenerativeAgent:
         return [self.memory(text, moment, seed=True, tick=tick) for text in self.persona.memories]
 
     def context(self, query: str, moment: datetime, k: int | None = None) -> list[str]:
-        """Texts of the memories retrieved for `query` (recency x importance x relevance),
+        """Texts of the memories retrieved for `query`."""
+        return [record.text for record in self.recall(query, moment, k)]
+
+    def recall(self, query: str, moment: datetime, k: int | None = None) -> list[MemoryRecord]:
+        """The memories retrieved for `query` (recency x importance x relevance), best first,
         of the kinds the agent may use."""
         kinds = self.config.cognition.memory.kinds
         if not self.stream.count(self.name) or kinds == ():
@@ -102,7 +107,7 @@ class GenerativeAgent:
             kinds=kinds,
             touch=self.touches,
         )
-        return [hit.record.text for hit in hits]
+        return [hit.record for hit in hits]
 
     def observe(
         self,
@@ -159,6 +164,7 @@ class GenerativeAgent:
             busy_until=self.busy_until,
             yesterday=self.yesterday,
             intentions=list(self.intentions),
+            told={who: list(news) for who, news in self.told.items()},
         )
 
     def set_state(self, state: AgentState) -> None:
@@ -172,6 +178,7 @@ class GenerativeAgent:
         self.busy_until = state.busy_until
         self.yesterday = state.yesterday
         self.intentions = list(state.intentions)
+        self.told = {who: list(news) for who, news in state.told.items()}
 
 
 class AgentState(BaseModel):
@@ -189,3 +196,4 @@ class AgentState(BaseModel):
     busy_until: datetime | None = None
     yesterday: str = "had an ordinary day."
     intentions: list[str] = []  # a checkpoint from before whispers were planned with has none
+    told: dict[str, list[str]] = {}  # and one from before talk carried news, none

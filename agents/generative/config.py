@@ -56,6 +56,18 @@ class DialogueConfig(_Section):
     max_turns: int = Field(6, ge=2, description="dialogue lines in one conversation")
     tokens: int = Field(40, ge=1, description="new tokens per line")
     interview_tokens: int = Field(60, ge=1, description="new tokens per interview answer")
+    news: bool = Field(
+        True, description="a speaker's first line tells something it knows (news from memory)"
+    )
+    news_candidates: int = Field(
+        10, ge=1, description="memories retrieved for the listener to find something to tell"
+    )
+    writes_news: bool = Field(
+        False,
+        description="the model writes the line from the news (a capable model); off: it writes "
+        "its own line and the news is said in a phrasing it chooses (the embedded 135M model "
+        "loops on the speaker's name when shown the news)",
+    )
 
 
 class AgentConfig(_Section):

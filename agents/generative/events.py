@@ -101,6 +101,7 @@ class Talked(_Event):
     second: str
     place: str
     lines: list[tuple[str, str]] = []
+    told: list[tuple[str, str]] = []  # (teller, news) a line carried
     ended_by: str = "limit"
 
     def _others(self) -> tuple[str, ...]:

@@ -96,8 +96,11 @@ DIALOGUE_LINE = PromptTemplate.from_template(
     "What {name} remembers about {partner}:\n{context}\n"
     "{opening}"
     "{dialogue}"
+    "{news}"
     "Write {name}'s next line, one or two sentences."
 )
+# What to talk about (section 7.1): the news from memory a speaker's first line brings up.
+NEWS_HINT = PromptTemplate.from_template("{name} wants to tell {partner}: {news}\n")
 SPEAKER_PREFILL = PromptTemplate.from_template("{name}:")
 
 # Interviews (section 6): answer in character from retrieved memories.

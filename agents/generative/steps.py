@@ -154,7 +154,9 @@ class Dialogue(_Everyone):
             if sight.is_agent and not talking & {agent.name, sight.subject}:
                 talking |= {agent.name, sight.subject}
                 pairs.append((agent, scene.agents[sight.subject]))
-        memories, talks = converse(pairs, scene.minds, scene.moment, scene.tick, scene.step)
+        memories, talks = converse(
+            pairs, scene.minds, scene.moment, scene.tick, scene.step, town=list(scene.agents)
+        )
         for (first, second), talk in zip(pairs, talks, strict=True):
             _replan_if_invited((first, second), talk.lines, scene)
         return Outcome(memories, [Talked(**t.model_dump()) for t in talks])

@@ -34,9 +34,17 @@ def test_two_agents_in_one_room_meet_talk_and_both_remember() -> None:
     assert talks[0].ended_by == "farewell"
     for name, other in (("Ann Lee", "Bob Ray"), ("Bob Ray", "Ann Lee")):
         dialogue = engine.stream.recent(10, owner=name, kinds=[MemoryKind.DIALOGUE])
-        assert len(dialogue) == 1
-        assert dialogue[0].metadata["partner"] == other
-        assert "party tonight" in dialogue[0].text
+        talk = [m for m in dialogue if "told_by" not in m.metadata]
+        assert len(talk) == 1
+        assert talk[0].metadata["partner"] == other
+        assert "party tonight" in talk[0].text
+        # each told the other one thing it knew, and the other remembers who told it
+        (heard,) = [m for m in dialogue if "told_by" in m.metadata]
+        assert heard.metadata["told_by"] == other
+        assert heard.text.startswith(f"{other} told {name}: ")
+    bob_heard = engine.stream.recent(10, owner="Bob Ray", kinds=[MemoryKind.DIALOGUE])
+    assert any(m.metadata.get("news") == "Ann Lee is hosting a party at the cafe tonight."
+               for m in bob_heard)  # fmt: skip
     # both are busy talking for this tick, then free; the cooldown stops an immediate re-talk
     second = engine.step()
     assert not [e for e in second if e.type == "conversation"]

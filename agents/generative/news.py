@@ -97,11 +97,14 @@ def in_first_person(content: str, speaker: GenerativeAgent) -> str:
             said = " ".join(["I", *words])
             for third, first in (("is", "am"), ("has", "have"), ("was", "was")):
                 said = said.replace(f" and {third} ", f" and {first} ")
-            return said
+            return _POSSESSIVE.sub(" my", said)
     return content
 
 
 _ADVERBS = frozenset({"often", "also", "usually", "always", "really", "still", "never", "now"})
+
+
+_POSSESSIVE = re.compile(r" (?:his|her)(?= [a-z])")  # "tell his neighbours": "tell my ..."
 
 
 def _first_person_verb(verb: str) -> str:
@@ -110,6 +113,8 @@ def _first_person_verb(verb: str) -> str:
         return irregular[verb]
     if verb.endswith("ies") and len(verb) > 4:
         return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return verb[:-2]
     if verb.endswith("s") and not verb.endswith("ss"):
         return verb[:-1]
     return verb

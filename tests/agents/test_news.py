@@ -136,6 +136,10 @@ def test_carries_first_person_and_names_addressed() -> None:
     assert in_first_person("Isabella studies art", isabella) == "I study art"
     often = "Isabella Rodriguez often drinks tea and is friends with Sam"
     assert in_first_person(often, isabella) == "I often drink tea and am friends with Sam"
+    teaches = "Isabella Rodriguez teaches art and likes to discuss politics with her customers"
+    assert in_first_person(teaches, isabella) == (
+        "I teach art and likes to discuss politics with my customers"
+    )
     assert in_first_person(PARTY, isabella).startswith("I am planning")
     hailey = GenerativeAgent(Persona(name="Hailey Johnson", age=30, home="A: b"), isabella.stream)
     town = ["Rajiv Patel", "Hailey Johnson", "Maria Lopez"]

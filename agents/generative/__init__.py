@@ -24,14 +24,8 @@ if TYPE_CHECKING:
     from mindstream.agents.generative.places import choose_places
     from mindstream.agents.generative.plan import Plan, PlanStep
     from mindstream.agents.generative.planning import decompose, plan_days, refresh_summaries
-    from mindstream.agents.generative.social import (
-        Conversation,
-        Sight,
-        converse,
-        decide_reactions,
-        interview,
-        react_to_objects,
-    )
+    from mindstream.agents.generative.reactions import Sight, decide_reactions, react_to_objects
+    from mindstream.agents.generative.social import Conversation, converse, interview
     from mindstream.agents.generative.steps import (
         DayPlanning,
         Decomposition,

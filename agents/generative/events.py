@@ -91,6 +91,7 @@ class Reaction(_Event):
     agent: str
     to: str
     plan: str
+    changed: str | None = None  # the object's state the deed left ("...: stove is idle")
 
 
 class Talked(_Event):

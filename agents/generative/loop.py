@@ -19,16 +19,19 @@ from mindstream.agents.generative.agent import GenerativeAgent
 from mindstream.agents.generative.events import Event
 from mindstream.agents.generative.minds import Minds
 from mindstream.agents.generative.places import Places
-from mindstream.agents.generative.social import Sight
+from mindstream.agents.generative.reactions import Sight
 from mindstream.memory import NewMemory
 
 
 class Surroundings(Places, Protocol):
-    """What an agent's loop needs from a world: places, and what is in sight from one."""
+    """What an agent's loop needs from a world: places, what is in sight from one, and
+    objects whose state a deed changes."""
 
     def visible(self, location: str) -> list[tuple[str, str]]: ...
 
     def room_path(self, path: str) -> str: ...
+
+    def set_state(self, path: str, state: str) -> None: ...
 
 
 @dataclass

@@ -88,6 +88,7 @@ REACTION = PromptTemplate.from_template(
     "In a few words, what does {name} do now?"
 )
 REACTION_PREFILL = PromptTemplate.from_template("{name} will")
+DEED_BASELINE = "Someone will"  # the neutral prompt a deed's score is calibrated against
 
 # Section 4.3.2: one dialogue line, conditioned on memories of the partner and the dialogue.
 DIALOGUE_LINE = PromptTemplate.from_template(

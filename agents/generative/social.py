@@ -1,4 +1,4 @@
-"""Reacting, dialogue and interviews, for many agents at once."""
+"""Dialogue and interviews, for many agents at once."""
 
 from __future__ import annotations
 
@@ -7,13 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from mindstream.agents.generative.agent import GenerativeAgent
-from mindstream.agents.generative.events import Event, Reaction
 from mindstream.agents.generative.minds import Minds
 from mindstream.agents.generative.news import (
-    IDLE,
     News,
     addressed_right,
     carries,
@@ -22,18 +20,13 @@ from mindstream.agents.generative.news import (
     remember_telling,
     told_memory,
 )
-from mindstream.agents.generative.plan import ACTION, PlanStep
 from mindstream.agents.generative.prompts import (
     DIALOGUE_LINE,
     INTERVIEW,
     NEWS_HINT,
-    REACT,
-    REACTION,
-    REACTION_PREFILL,
     SPEAKER_PREFILL,
 )
 from mindstream.agents.generative.text import (
-    activity,
     bullets,
     clauses,
     clock_time,
@@ -48,124 +41,6 @@ _NEXT_TURN = re.compile(r"(?<=[.!?,]\s)[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:")
 # What a line says, not how: "[smiling warmly]", "(raises hand)", a list dash.
 _STAGE_DIRECTION = re.compile(r"\[[^\]]*\]|\([^)]*\)|^\s*[-*]\s+")
 RETRY_TEMPERATURE = 0.8  # a line asked again after the greedy one said nothing new
-
-
-class Sight(BaseModel):
-    """Something an agent perceives: another agent, or an object in a state."""
-
-    model_config = ConfigDict(frozen=True)
-
-    text: str
-    subject: str  # an agent's name or an object's path
-    is_agent: bool
-    place: str  # the room it is in
-
-
-@dataclass(frozen=True)
-class ReactOdds:
-    """How likely an agent is to stop for what it saw, and whether it does."""
-
-    agent: GenerativeAgent
-    sight: Sight
-    p: float  # P(react): the model's own yes/no, or the reaction judge's
-    baseline: float | None = None  # the judge's P for the same object idle
-
-    def reacts(self) -> bool:
-        """A person: P at the threshold. An object: P above the same object idle by the margin
-        (the judge's P moves with who is looking and what they are doing; the difference
-        does not)."""
-        config = self.agent.config
-        if self.baseline is None:
-            return self.p >= config.reacting.threshold
-        return self.p - self.baseline >= config.reacting.margin
-
-
-def decide_reactions(
-    candidates: Sequence[tuple[GenerativeAgent, Sight]], minds: Minds, moment: datetime
-) -> list[ReactOdds]:
-    """P(react) for each (agent, what it just saw): a person with context retrieved about them;
-    an object's new state through the reaction judge when there is one (a small model's own
-    yes/no does not tell a fire from a tidy shelf), against the same object idle."""
-    judged = minds.reactions is not None
-    asked = [n for n, (_, s) in enumerate(candidates) if not (judged and not s.is_agent)]
-    odds: dict[int, ReactOdds] = {}
-    if asked:
-        prompts = [_react_prompt(*candidates[n], moment) for n in asked]
-        for n, p in zip(asked, minds.p_yes(prompts, "react"), strict=True):
-            odds[n] = ReactOdds(*candidates[n], p)
-    objects = [n for n in range(len(candidates)) if n not in odds]
-    if objects:
-        looks = [(candidates[n][0].name, candidates[n][0].status(moment)) for n in objects]
-        sights = [candidates[n][1] for n in objects]
-        seen = [(*look, s.text) for look, s in zip(looks, sights, strict=True)]
-        idle = [(*look, f"{s.subject} is {IDLE}") for look, s in zip(looks, sights, strict=True)]
-        scores = minds.reacts(seen + idle)
-        for k, n in enumerate(objects):
-            odds[n] = ReactOdds(*candidates[n], scores[k], baseline=scores[len(objects) + k])
-    return [odds[n] for n in range(len(candidates))]
-
-
-def _react_prompt(agent: GenerativeAgent, sight: Sight, moment: datetime) -> str:
-    query = (
-        f"What is {agent.name}'s relationship with {sight.subject}?"
-        if sight.is_agent
-        else sight.text
-    )
-    context = agent.context(f"{query} {sight.text}", moment)
-    return REACT.format(
-        summary=agent.description(),
-        time=clock_time(moment),
-        name=agent.name,
-        activity=agent.status(moment),
-        context=bullets(context),
-        observation=sight.text,
-    )
-
-
-def react_to_objects(
-    reactions: Sequence[tuple[GenerativeAgent, Sight]], minds: Minds, moment: datetime, tick: int
-) -> tuple[list[NewMemory], list[Event]]:
-    """Re-plan from now: the model says what the agent does about what it saw."""
-    if not reactions:
-        return [], []
-    prompts: list[str | tuple[str, str]] = [
-        (
-            REACTION.format(
-                summary=a.description(),
-                time=clock_time(moment),
-                name=a.name,
-                activity=a.status(moment),
-                observation=s.text,
-            ),
-            REACTION_PREFILL.format(name=a.name),
-        )
-        for a, s in reactions
-    ]
-    replies = minds.generate(prompts, "reaction", reactions[0][0].config.reacting.tokens)
-    memories: list[NewMemory] = []
-    events: list[Event] = []
-    for (agent, sight), reply in zip(reactions, replies, strict=True):
-        what = activity(reply)
-        what = what if has_words(what) else f"deal with {sight.text}"
-        step = PlanStep(
-            start=moment,
-            minutes=agent.config.reacting.minutes,
-            activity=what,
-            level=ACTION,
-            place=sight.place,
-        )
-        agent.plan.revise(moment, step)
-        agent.location = sight.place
-        memories.append(
-            agent.memory(
-                f"{agent.name} saw that {sight.text} and decided to {what}",
-                moment,
-                "plan",
-                tick=tick,
-            )
-        )
-        events.append(Reaction(agent=agent.name, to=sight.text, plan=step.describe()))
-    return memories, events
 
 
 class Conversation(BaseModel):

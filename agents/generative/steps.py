@@ -13,7 +13,8 @@ from mindstream.agents.generative.events import ReactDecision, Reflected, Talked
 from mindstream.agents.generative.loop import Outcome, Scene, Stage
 from mindstream.agents.generative.places import choose_places
 from mindstream.agents.generative.planning import decompose, plan_days, refresh_summaries
-from mindstream.agents.generative.social import Sight, converse, decide_reactions, react_to_objects
+from mindstream.agents.generative.reactions import Sight, decide_reactions, react_to_objects
+from mindstream.agents.generative.social import converse
 from mindstream.reflection import Reflector
 
 
@@ -176,11 +177,15 @@ def _replan_if_invited(
 
 
 class ObjectReaction(_Everyone):
-    """Agents who stopped for an object re-plan from now."""
+    """Agents who stopped for an object re-plan from now; a deed that puts it right changes
+    the world."""
 
     def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
         objects = [(a, s) for a, s in scene.reacting if not s.is_agent]
-        return Outcome(*react_to_objects(objects, scene.minds, scene.moment, scene.tick))
+        memories, events, changes = react_to_objects(objects, scene.minds, scene.moment, scene.tick)
+        for path, state in changes.items():
+            scene.world.set_state(path, state)
+        return Outcome(memories, events)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 
 from mindstream.agents.generative import GenerativeAgent, Minds, Sight, decide_reactions
-from mindstream.agents.generative.social import ReactOdds
+from mindstream.agents.generative.reactions import ReactOdds
 from mindstream.compose import Parts
 from mindstream.memory import InMemoryStore, MemoryStream
 from mindstream.sim import load_scenario

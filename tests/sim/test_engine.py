@@ -20,7 +20,9 @@ CONFIG = SimConfig(reflect=False)
 
 def _engine(yes: float = 0.9) -> Engine:
     minds = scripted_minds(yes)
-    stream = MemoryStream(InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance)
+    stream = MemoryStream(
+        InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance, config=CONFIG.stream
+    )
     return Engine(scenario(), stream, minds, CONFIG)
 
 
@@ -91,10 +93,17 @@ def test_an_injected_event_is_perceived_and_changes_the_plan() -> None:
     reactions = [e for e in events if e.type == "react"]
     assert {r.agent for r in reactions} == {a.name for a in witnesses}
     for agent in witnesses:
-        seen = [m.text for m in engine.stream.recent(20, owner=agent.name)]
+        seen = [m.text for m in engine.stream.records(agent.name)]  # superseded ones too
         assert f"{thing} is burning" in seen
         current = agent.plan.current(moment)
-        assert current is not None and current.activity == "put out the fire"
+        assert current is not None and current.activity == "put out the fire on the bed"
+    # the deed puts the thing right: the world changes once, and the one who did it remembers
+    # the bed as it left it (its memory of the fire superseded by the object's new state)
+    assert engine.world.state(thing) == "idle"
+    (fixer,) = [r.agent for r in reactions if r.changed == f"{thing} is idle"]
+    left = engine.stream.recent(20, owner=fixer)
+    assert f"{thing} is idle" in [m.text for m in left]
+    assert f"{thing} is burning" not in [m.text for m in left if m.status.value == "active"]
 
 
 class _Alarmed:

@@ -8,7 +8,13 @@ from datetime import datetime
 
 import pytest
 
-from mindstream.agents.generative import GenerativeAgent, Minds, Sight, decide_reactions
+from mindstream.agents.generative import (
+    GenerativeAgent,
+    Minds,
+    Sight,
+    decide_reactions,
+    react_to_objects,
+)
 from mindstream.agents.generative.reactions import ReactOdds
 from mindstream.compose import Parts
 from mindstream.memory import InMemoryStore, MemoryStream
@@ -55,3 +61,18 @@ def test_a_flood_and_a_fire_are_reacted_to_and_everyday_states_are_not() -> None
     assert min(emergency.values()) >= 4, emergency
     assert sum(d.reacts() for d in everyday) <= 1
     assert minds.requests["react"] == 2 * len(decided)  # each sight and its idle baseline
+
+
+def test_most_who_stop_for_a_fire_or_a_flood_choose_the_deed_that_ends_it() -> None:
+    decided, minds = six_residents_see(Parts.load())
+    stopped = [(d.agent, d.sight) for d in decided if d.reacts()]
+    moment = datetime(2023, 2, 14, 10, 0, tzinfo=load_scenario("smallville25").start.tzinfo)
+    _, events, changes = react_to_objects(stopped, minds, moment, 1)
+    for event in events:
+        print(f"{event.agent:20} {event.to:50} {event.plan} {event.changed}")
+    emergencies = [e for e in events if e.to.endswith(EMERGENCIES)]
+    # Measured: 9 of the 10 who stopped chose the deed (Klaus wrote "not be surprised by the
+    # fact that the fire at Hobbs Cafe" and kept it); the first to act at each changed it.
+    fixed = [e for e in emergencies if e.plan.split(" ", 1)[1].startswith(("put out", "stop"))]
+    assert len(fixed) >= len(emergencies) // 2, [e.plan for e in emergencies]
+    assert set(changes) == {e.to.rsplit(" is ", 1)[0] for e in fixed}

@@ -132,17 +132,23 @@ class Reacting(_Everyone):
 
 
 def _salient(agent: GenerativeAgent, scene: Scene) -> Sight | None:
-    """The one new thing an agent may react to: a free person not talked to lately, or a
-    changed object."""
+    """The one new thing an agent may react to, of a free person not talked to lately and
+    the changed objects: the one whose memory was rated most important just now (a burning
+    stove before a neighbour walking by); on a tie, the first seen."""
+    eligible = [s for s in scene.fresh.get(agent.name, []) if _may_stop_for(agent, s, scene)]
+    if len(eligible) <= 1:
+        return eligible[0] if eligible else None
+    rated = {r.text: r.importance for r in agent.stream.recent(4 * len(eligible), owner=agent.name)}
+    return max(eligible, key=lambda s: rated.get(s.text, 0.0))
+
+
+def _may_stop_for(agent: GenerativeAgent, sight: Sight, scene: Scene) -> bool:
+    if not sight.is_agent:
+        return True
+    other = scene.agents[sight.subject]
+    last = agent.chatted.get(other.name)
     cooldown = timedelta(minutes=agent.config.dialogue.cooldown_minutes)
-    for sight in scene.fresh.get(agent.name, []):
-        if not sight.is_agent:
-            return sight
-        other = scene.agents[sight.subject]
-        last = agent.chatted.get(other.name)
-        if other.available(scene.moment) and (last is None or scene.moment - last >= cooldown):
-            return sight
-    return None
+    return other.available(scene.moment) and (last is None or scene.moment - last >= cooldown)
 
 
 class Dialogue(_Everyone):

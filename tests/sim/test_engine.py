@@ -106,6 +106,35 @@ def test_an_injected_event_is_perceived_and_changes_the_plan() -> None:
     assert f"{thing} is burning" not in [m.text for m in left if m.status.value == "active"]
 
 
+def test_the_most_important_new_sight_is_reacted_to_first() -> None:
+    """A fire and a friend free to talk, seen in the same tick: the fire, rated more
+    important, is what Ann stops for (before, the first person seen always came first)."""
+    from mindstream.agents.generative import Minds
+    from mindstream.agents.generative.config import AgentConfig, DialogueConfig
+    from mindstream.lm.fakes import FakeScorer, ScriptedChatModel
+    from tests.sim.conftest import REPLIES
+
+    rating = lambda prompt: 9.0 if "burning" in prompt else 2.0  # noqa: E731
+    minds = Minds(
+        ScriptedChatModel(rules=dict(REPLIES)), FakeScorer(rating=rating, yes=lambda _: 0.9)
+    )
+    config = SimConfig(
+        reflect=False, agent=AgentConfig(dialogue=DialogueConfig(cooldown_minutes=0))
+    )
+    stream = MemoryStream(
+        InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance, config=config.stream
+    )
+    engine = Engine(scenario(), stream, minds, config)
+    engine.step()  # they meet and talk; free again next tick, with no cooldown
+    ann, bob = engine.agents["Ann Lee"], engine.agents["Bob Ray"]
+    room = ann.location
+    engine.inject(f"{room}: {next(iter(engine.world.objects(*room.split(': '))))}", "burning")
+    events = engine.step()
+    assert ann.location == room and engine.world.area_of(bob.location) == engine.world.area_of(room)
+    assert "Ann Lee" in {e.agent for e in events if e.type == "react"}
+    assert not [e for e in events if e.type == "conversation"]
+
+
 class _Alarmed:
     """A reaction judge that stops for anything burning, and keeps what it was asked."""
 

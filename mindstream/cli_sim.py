@@ -67,6 +67,14 @@ def run(
         list[str] | None, typer.Option(help="An inner-voice instruction: 'Agent Name: text'.")
     ] = None,
     interviews: Annotated[bool, typer.Option(help="Interview every agent at the end.")] = True,
+    routines: Annotated[
+        bool,
+        typer.Option(
+            help="Keep the scenario's routines; --no-routines leaves every day to be chosen "
+            "from what the world affords (home, occupation, places), against each persona "
+            "and its memories."
+        ),
+    ] = True,
     serve: Annotated[
         bool,
         typer.Option(
@@ -94,6 +102,7 @@ def run(
         )
     else:
         loaded = load_scenario(scenario)
+        loaded = loaded if routines else loaded.unscripted()
         check_inputs(loaded, [p for p, _ in events], [a for a, _ in whispers])
         ticks_for(hours, loaded.tick_minutes)  # refused before the run folder is made
         engine = start_run(loaded, out, parts.run_parts(batched=batched))

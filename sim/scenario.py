@@ -94,6 +94,12 @@ class Scenario(BaseModel):
 
     start_aware = field_validator("start")(_aware)
 
+    def unscripted(self) -> Scenario:
+        """The same town without routines: each agent's day is chosen from what the world
+        affords, scored against its persona and memories."""
+        agents = [a.model_copy(update={"routine": []}) for a in self.agents]
+        return self.model_copy(update={"agents": agents, "name": f"{self.name}-unscripted"})
+
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
         world = World(self.world)

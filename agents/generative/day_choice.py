@@ -1,8 +1,10 @@
 """A day plan by choosing, for an agent whose written plan was unusable.
 
 A 135M model rarely writes a day it could follow (it copies the prompt's example), but it
-can choose. The day's parts are the routine's (every two hours without one) and one at each
-time a remembered invitation names with a place (the party at Hobbs Cafe at 5 pm). A part
+can choose. The day's parts are the routine's and one at each time a remembered invitation
+names with a place (the party at Hobbs Cafe at 5 pm). Without a routine the parts are every
+two hours, each a choice among what the world affords (`afforded`: home, the occupation,
+each place). A part
 with a reason to leave the routine is a choice between the routine's activity and that
 reason (the inner voice for the part under way, the visit at the invitation's time), scored
 after a prompt with the agent's memories and calibrated against a neutral prompt, as places
@@ -70,14 +72,20 @@ def day_slots(agent: GenerativeAgent, areas: Sequence[str], moment: datetime) ->
     midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
     end = midnight + timedelta(hours=agent.config.planning.day_end_hour)
     voice = [what for v in agent.intentions if has_words(what := activity(v))]
-    routine = _routine_times(agent, moment) or [
-        (start, f"stay at {agent.persona.home.partition(':')[0]}")
-        for start in _every(moment, end, timedelta(hours=SLOT_HOURS))
-    ]
-    slots = [
-        Slot(max(start, moment), _distinct([*(voice if n == 0 else []), what]))
-        for n, (start, what) in enumerate(routine)
-    ]
+    routine = _routine_times(agent, moment)
+    if routine:
+        slots = [
+            Slot(max(start, moment), _distinct([*(voice if n == 0 else []), what]))
+            for n, (start, what) in enumerate(routine)
+        ]
+    else:  # no script: every part is a choice among what the world affords
+        affords = afforded(agent, areas)
+        starts = _every(moment, end, timedelta(hours=SLOT_HOURS))
+        routine = [(start, affords[0]) for start in starts]
+        slots = [
+            Slot(start, _distinct([*(voice if n == 0 else []), *affords]))
+            for n, start in enumerate(starts)
+        ]
     by_start = {slot.start: slot for slot in slots}
     for at, visit in _timed_visits(agent, areas, moment, end):
         # a part already starting then offers the visit too; else a new part between
@@ -85,6 +93,15 @@ def day_slots(agent: GenerativeAgent, areas: Sequence[str], moment: datetime) ->
         there = by_start[at].options if at in by_start else tuple(under_way)
         by_start[at] = Slot(at, _distinct([visit, *there]))
     return sorted(by_start.values(), key=lambda slot: slot.start)
+
+
+def afforded(agent: GenerativeAgent, areas: Sequence[str]) -> list[str]:
+    """What a day without a routine is made of: staying home, the agent's occupation, and
+    going to each place the world has (the model scores them against the persona and its
+    memories); staying home first, what a part under way continues when nothing else fits."""
+    home = agent.persona.home.partition(":")[0].strip()
+    work = [f"work as {agent.persona.occupation}"] if agent.persona.occupation else []
+    return [f"stay at {home}", *work, *(f"go to {a}" for a in areas if a != home)]
 
 
 def _routine_times(agent: GenerativeAgent, moment: datetime) -> list[tuple[datetime, str]]:

@@ -97,11 +97,21 @@ def test_a_remembered_invitation_adds_a_visit_at_its_time() -> None:
     assert "17:00-22:00 go to Hobbs Cafe" in _plan(agent, Prefers("Hobbs Cafe"))
 
 
-def test_without_a_timed_routine_the_day_is_parts_of_two_hours_at_home_or_a_visit() -> None:
+def test_without_a_timed_routine_every_two_hours_is_a_choice_of_what_the_world_affords() -> None:
     agent = _agent(routine=[])
     slots = day_slots(agent, AREAS, MORNING)
     assert [s.start.hour for s in slots] == [7, 9, 11, 13, 15, 17, 19, 21]
-    assert all(s.options == ("stay at Ann's house",) for s in slots)
+    places = ("go to Hobbs Cafe", "go to Johnson Park", "go to Oak Hill College")
+    affords = ("stay at Ann's house", *places)
+    assert all(s.options == affords for s in slots)
+
+
+def test_a_day_without_a_script_is_chosen_by_the_model_and_not_spent_at_home() -> None:
+    agent = _agent(routine=[])
+    agent.persona = agent.persona.model_copy(update={"occupation": "park ranger"})
+    assert day_slots(agent, AREAS, MORNING)[0].options[1] == "work as park ranger"
+    day = _plan(agent, Prefers("Johnson Park"))
+    assert day.startswith("chosen: ") and "go to Johnson Park" in day and "stay at" not in day
 
 
 def test_an_invitation_at_a_routine_time_is_one_part_with_both_options() -> None:

@@ -120,3 +120,12 @@ def test_an_impossible_date_names_the_file_and_field(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("start: 2023-02-14 09:00", "start: 2023-02-30 09:00"))
     with pytest.raises(ScenarioError, match=r"^town.yaml: start: .*day value is outside"):
         load_scenario(path)
+
+
+def test_a_town_without_routines_keeps_everything_else() -> None:
+    town = load_scenario("smallville25")
+    free = town.unscripted()
+    assert all(a.routine for a in town.agents) and not any(a.routine for a in free.agents)
+    assert free.name == "smallville25-unscripted"
+    assert [a.name for a in free.agents] == [a.name for a in town.agents]
+    assert free.world == town.world and free.events == town.events

@@ -59,7 +59,9 @@ class Happenings(BaseModel):
     conversations: int
     lines: int  # said in all conversations
     ended_by: dict[str, int]
+    told: int = 0  # news a line carried (a seed fact, a changed object, news heard)
     reactions: int  # to objects and people, events included
+    fixed: list[str] = []  # objects a deed set back to idle ("...: stove is idle")
     reflections: int  # times an agent reflected
     insights: int
     place_named: int = 0  # agent-ticks whose activity names one of the areas
@@ -84,7 +86,9 @@ def happenings(events: Sequence[Event], areas: Sequence[str] = ()) -> Happenings
         conversations=len(talks),
         lines=sum(len(t.lines) for t in talks),
         ended_by=dict(Counter(t.ended_by for t in talks)),
+        told=sum(len(t.told) for t in talks),
         reactions=sum(isinstance(e, Reaction) for e in events),
+        fixed=[e.changed for e in events if isinstance(e, Reaction) and e.changed],
         reflections=len(reflections),
         insights=sum(len(e.insights) for e in reflections),
         **_places_kept(events, areas),

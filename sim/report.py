@@ -112,7 +112,10 @@ def _happened(found: Happenings) -> list[str]:
         f"Day plans: {plans or 'none'}"
         + (f" ({found.plan_choices} parts were a choice)" if found.plans.get("chosen") else "")
         + f". Conversations: {found.conversations} "
-        f"({found.lines} lines; ended: {ended}). Reactions: {found.reactions}. "
+        f"({found.lines} lines; ended: {ended}; news told: {found.told}). "
+        f"Reactions: {found.reactions}"
+        + (f" (put right: {'; '.join(found.fixed)})" if found.fixed else "")
+        + ". "
         f"Reflections: {found.reflections} ({found.insights} insights).",
         f"Places: at {found.place_named} of the agents' ticks the activity named a place; the "
         f"agent was there at {found.place_matched}"

@@ -33,9 +33,12 @@ def test_an_event_its_witnesses_their_reactions_and_a_whisper_are_counted(tmp_pa
         ("Bob Ray", "You want to run for mayor.")
     ]
     assert found.conversations >= 1 and found.lines >= 2
+    assert found.told == 2  # each told the other one thing at their first talk
+    assert found.fixed == [f"{thing} is idle"]  # the first to react put it right
     summary = summarize(engine, "scripted", interviews=False)
     assert summary.report is not None
     text = Path(summary.report).read_text()
     assert "## What happened" in text
     assert f"| {thing} is burning | Ann Lee (0.90), Bob Ray (0.90) | Ann Lee, Bob Ray |" in text
+    assert f"news told: 2). Reactions: 2 (put right: {thing} is idle)." in text
     assert "You want to run for mayor." in text

@@ -155,8 +155,11 @@ def _what_happened(found: dict[str, Any]) -> str:
         f"Places: the activity named a place at {named} agent-ticks; the agent was there at "
         f"{kept}" + (f" ({kept / named:.0%})." if named else "."),
         f"Conversations: {found['conversations']}, {found['lines']} lines "
-        f"({found['lines'] / max(found['conversations'], 1):.1f} a talk); ended: {ended}.",
-        f"Reactions: {found['reactions']}. Reflections: {found['reflections']} "
+        f"({found['lines'] / max(found['conversations'], 1):.1f} a talk); ended: {ended}; "
+        f"news told: {found.get('told', 0)}.",
+        f"Reactions: {found['reactions']}"
+        + (f" (put right: {'; '.join(found['fixed'])})" if found.get("fixed") else "")
+        + f". Reflections: {found['reflections']} "
         f"({found['insights']} insights).",
     ]
     rows = [

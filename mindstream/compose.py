@@ -312,6 +312,7 @@ class Parts:
             ledger=self.ledger,
             clock=MODEL_BUSY if served else None,
             reactions=self.models.reactions,
+            poignancy=self.models.poignancy,
         )
 
     def run_parts(self, *, batched: bool = True, keep_config: bool = True) -> RunParts:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from mindstream.lm import CallLedger, Scorer
+    from mindstream.lm.judges.poignancy import PoignancyJudge
     from mindstream.lm.judges.relation import ReactionJudge, RelationJudge
     from mindstream.lm.judges.verifier import Verifier
     from mindstream.lm.served.adapters import ServedYesNo
@@ -158,6 +159,26 @@ class Models:
                 own_answer=lambda: r.ScorerReactions(self.scorer_for("react")),
             ),
             DeferredReactions,
+        )
+
+    @cached_property
+    def poignancy(self) -> PoignancyJudge | None:
+        """How poignant a town's memory is; another local model, or an install without the
+        adapter, rates with the model's own 1-10 (None)."""
+        from mindstream.lm.judges import poignancy as p
+
+        name = "mindstream-judge-poignant"
+        shipped = (p.ADAPTER / "adapter_config.json").is_file()
+        if not self.config.is_served and (self.config.spec != DEFAULT_MODEL_SPEC or not shipped):
+            return None
+        return self._trained(
+            Trained["PoignancyJudge"](
+                load=lambda base, threads: p.load_adapter_poignancy(base, threads=threads),
+                adapters=(name,),
+                from_server=lambda ask: p.AdapterPoignancy(functools.partial(ask, name)),
+                own_answer=lambda: p.ScorerPoignancy(self.scorer_for("importance")),
+            ),
+            DeferredPoignancy,
         )
 
     @cached_property
@@ -294,6 +315,13 @@ class DeferredReactions(_OnFirstUse["ReactionJudge"]):
 
     def reacts_batch(self, sights: Sequence[tuple[str, str, str]]) -> list[float]:
         return self.built.reacts_batch(sights)
+
+
+class DeferredPoignancy(_OnFirstUse["PoignancyJudge"]):
+    """A poignancy judge built on first use."""
+
+    def poignant_batch(self, memories: Sequence[str]) -> list[float]:
+        return self.built.poignant_batch(memories)
 
 
 class DeferredVerifier(_OnFirstUse["Verifier"]):

@@ -19,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 
 from mindstream.lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
 from mindstream.lm.accounting import counted, counted_chat
+from mindstream.lm.judges.poignancy import PoignancyJudge, importance
 from mindstream.lm.judges.relation import ReactionJudge
 
 BREAK = "\n\n"  # a reply ends at its first blank line: nothing after it is generated
@@ -37,6 +38,7 @@ class Minds:
         ledger: CallLedger | None = None,
         clock: BusyClock | None = None,
         reactions: ReactionJudge | None = None,
+        poignancy: PoignancyJudge | None = None,
     ) -> None:
         self.ledger = ledger or CallLedger()
         self.requests: Counter[str] = Counter()  # prompts sent, per component
@@ -55,6 +57,9 @@ class Minds:
         # Whether an object's new state needs an agent to stop (a trained adapter on the
         # embedded model); None: the model's own yes/no on the full reaction prompt.
         self.reactions = reactions
+        # How poignant a memory is (a trained adapter on the embedded model); None: the
+        # model's own 1-10 rating, which is flat on a town's memories.
+        self.poignancy = poignancy
 
     @property
     def model(self) -> BaseChatModel:
@@ -144,10 +149,14 @@ class Minds:
 
     def rate_importance(self, texts: Sequence[str]) -> list[float]:
         """Poignancy 1-10 of new memories: the memory stream's rater."""
-        scorer = counted(self._scorer, "importance", self.ledger)
         self._count("importance", len(texts))
+        chunks = self._chunks(list(texts))
+        if self.poignancy is not None:
+            judge = self.poignancy
+            with self._busy():
+                return [importance(p) for chunk in chunks for p in judge.poignant_batch(chunk)]
+        scorer = counted(self._scorer, "importance", self.ledger)
         with self._busy():
-            chunks = self._chunks(list(texts))
             return [r for chunk in chunks for r in rate_importance(scorer, chunk)]
 
     def _busy(self) -> AbstractContextManager[None]:

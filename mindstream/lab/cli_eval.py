@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -410,6 +411,70 @@ def believability(
         console.print(f"{result['conditions'][name]}: μ {mu:.2f} ± {sigma:.2f}")
 
 
+@app.command("log-quiz")
+@clean_errors
+@configured
+def log_quiz(
+    parts: Parts,
+    run_dir: Annotated[Path, typer.Argument(help="A finished run folder of `mindstream sim run`.")],
+    hours: Annotated[
+        int, typer.Option(help="'where were you at HH:00' questions per agent", min=1)
+    ] = 2,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Believability against the run's own log: where each agent was at drawn hours and whom
+    it talked to, answered under each ablation condition by choosing among the true answer
+    and three false ones (accuracy, intervals, exact McNemar against the full architecture)."""
+    from mindstream.lab.experiments.log_quiz import run
+
+    if not (run_dir / "checkpoint.json").is_file():
+        raise FileNotFoundError(f"{run_dir}: not a run folder (no checkpoint.json)")
+    command = f"mindstream eval log-quiz {run_dir} --hours {hours}"
+    result = run(run_dir, _destination(out, docs, "log-quiz"), parts, hours, command)
+    for name, label in result["conditions"].items():
+        acc = result["accuracy"][name]
+        console.print(f"{label}: {acc['right']}/{result['questions']} ({acc['share']:.1%})")
+
+
+@app.command("poignancy")
+@clean_errors
+@configured
+def poignancy(
+    parts: Parts,
+    labelled: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="JSON lines of {band: low|mid|high (or group: mundane|poignant), memory}; "
+            "default: tests/data/town_poignancy.jsonl and tests/data/poignancy.jsonl"
+        ),
+    ] = None,
+    adapter: Annotated[
+        Path | None,
+        typer.Option(help="a trained poignancy adapter folder (default: the shipped one)"),
+    ] = None,
+    out: OutOption = None,
+    docs: DocsOption = False,
+) -> None:
+    """Whether importance separates: the embedded model's own 1-10 rating and the poignancy
+    adapter on labelled memories written by hand (quartiles per band, AUC, Spearman)."""
+    from mindstream.lab.experiments.poignancy_eval import run
+    from mindstream.lab.paths import TEST_DATA
+
+    sets = labelled or [TEST_DATA / "town_poignancy.jsonl", TEST_DATA / "poignancy.jsonl"]
+    for path in sets:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such labelled set")
+    command = "mindstream eval poignancy" + (f" --adapter {adapter}" if adapter else "")
+    result = run(parts, sets, adapter, _destination(out, docs, "poignancy"), command)
+    for name, found in result["sets"].items():
+        for rater, s in found["raters"].items():
+            console.print(
+                f"{name}: {rater}: AUC {s['auc_high_over_low']:.3f}, "
+                f"Spearman {s['spearman']:.3f}, range {s['range'][0]:.1f}-{s['range'][1]:.1f}"
+            )
+
+
 @app.command("town-day")
 @clean_errors
 def town_day(
@@ -418,6 +483,10 @@ def town_day(
         Path | None,
         typer.Option(help="Another finished run of the same scenario to show beside it."),
     ] = None,
+    section: Annotated[
+        str,
+        typer.Option(help="the results section's name (one per published day)", min=1),
+    ] = "town_day",
     out: OutOption = None,
     docs: DocsOption = False,
 ) -> None:
@@ -429,12 +498,15 @@ def town_day(
             raise FileNotFoundError(
                 f"{folder}: no summary.json (run `mindstream sim run` to the end)"
             )
+    if not re.fullmatch(r"[a-z0-9_]+", section):
+        raise ValueError(f"section: lower-case letters, digits and _ only, got {section!r}")
     command = f"mindstream eval town-day {run_dir}" + (f" --compare {compare}" if compare else "")
+    command += f" --section {section}" if section != "town_day" else ""
     destination = _destination(out, docs, "town-day")
-    result = run(run_dir, destination, compare, command)
+    result = run(run_dir, destination, compare, command, section)
     if docs:  # the published figures: bench/results keeps the same JSON beside the benches
-        bench = DEFAULT_SECTIONS.parents[1] / "bench" / "results" / "town_day.json"
-        shutil.copyfile(destination / "town_day.json", bench)
+        bench = DEFAULT_SECTIONS.parents[1] / "bench" / "results" / f"{section}.json"
+        shutil.copyfile(destination / f"{section}.json", bench)
     day = result["day"]
     console.print(
         f"{day['agents']} agents, {day['sim_hours']:.1f} sim-hours, {day['wall_seconds']:.0f} s, "

@@ -94,7 +94,8 @@ def judge(
         str,
         typer.Argument(
             help="replaces (is an earlier statement out of date?), contradicts (does a fact "
-            "show a claim false?) or reacts (must an agent stop for what it saw?)"
+            "show a claim false?), reacts (must an agent stop for what it saw?) or poignant "
+            "(is a memory an important event in someone's life?)"
         ),
     ],
     openbookqa: OpenBookQA = SHARED / "openbookqa",
@@ -144,7 +145,9 @@ def judge(
     """Fine-tune one question of the relation judge (LoRA on SmolLM2-135M): `replaces`, does
     a later statement make an earlier one out of date (built personal-fact pairs), or
     `contradicts`, does a fact show a claim false (OpenBookQA / EntailmentBank train), or
-    `reacts`, must an agent stop for what it just saw (built emergencies and everyday states).
+    `reacts`, must an agent stop for what it just saw (built emergencies and everyday states), or
+    `poignant`, is a memory an important event in someone's life (built life events,
+    emergencies and invitations against sightings, chores and small talk; the town's importance).
 
     The shipped adapters are in mindstream/lm/adapters/judge/ (one folder per task); each curve is
     measured on slots, questions, or objects and states its training never sees.
@@ -153,8 +156,8 @@ def judge(
     from mindstream.lab.training.judge_data import CATALOGUE
     from mindstream.lab.training.run import run_judge_training
 
-    if task not in ("replaces", "contradicts", "reacts"):
-        raise ValueError(f"task: expected replaces, contradicts or reacts, got {task!r}")
+    if task not in ("replaces", "contradicts", "reacts", "poignant"):
+        raise ValueError(f"task: expected replaces, contradicts, reacts or poignant, got {task!r}")
     settings = JudgeTraining(
         task=task,
         epochs=epochs if epochs is not None else (2.0 if task == "replaces" else 1.0),

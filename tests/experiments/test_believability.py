@@ -187,6 +187,10 @@ def test_grounding_and_invented_names() -> None:
     lived = ["Isabella decorated the cafe for the party", "Maria invited Klaus"]
     assert grounded("I decorated the cafe for our party tonight", lived)
     assert not grounded("I like long walks", lived)
+    # an answer repeating a line the agent said shares words with memory but recalls nothing
+    said = ["I'm so glad you're here for the party at the cafe tonight."]
+    assert grounded("I decorated the cafe with flowers and balloons.", lived, said=said)
+    assert not grounded("I'm so glad you're here for the party at the cafe.", lived, said=said)
 
 
 def test_a_condition_is_a_few_lines_of_configuration(tmp_path: Path) -> None:

@@ -97,3 +97,15 @@ def test_a_shorter_run_beside_the_day_is_set_against_the_days_same_span(tmp_path
         "The same first 0.5 sim-hours (3 ticks) of the day took"
         in (out / "town_day.md").read_text()
     )
+
+
+def test_a_day_published_under_its_own_section_name_keeps_the_others(tmp_path: Path) -> None:
+    from mindstream.lab.experiments.town_day import run
+
+    _day(tmp_path, 3)
+    out = tmp_path / "section"
+    run(tmp_path / "run", out, None, "eval town-day")
+    run(tmp_path / "run", out, None, "eval town-day --section free", "town_day_free")
+    assert (out / "town_day.md").is_file() and (out / "town_day_free.md").is_file()
+    assert "(town_day_free_diffusion.png)" in (out / "town_day_free.md").read_text()
+    assert (out / "town_day_free_timeline.png").is_file()

@@ -119,6 +119,14 @@ def answer_under(
 ) -> list[str]:
     """The agents answer with only what the condition leaves them: the memory kinds it
     allows (the summary description is rebuilt from those), or the persona alone."""
+    under(condition, agents, minds, moment)
+    return interview([(agents[q.agent], q.text) for q in questions], minds, moment)
+
+
+def under(
+    condition: Condition, agents: dict[str, GenerativeAgent], minds: Minds, moment: datetime
+) -> None:
+    """Leave the agents only what `condition` allows, their summaries rebuilt from it."""
     for agent in agents.values():
         agent.touches = False
         agent.config = agent.config.model_copy(update={"cognition": condition.cognition})
@@ -128,4 +136,3 @@ def answer_under(
     informed = [a for a in agents.values() if condition.cognition.memory.kinds != ()]
     if informed:
         refresh_summaries(informed, minds, moment)
-    return interview([(agents[q.agent], q.text) for q in questions], minds, moment)

@@ -150,12 +150,26 @@ def content_words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if len(w) >= 4 and w.lower() not in STOP}
 
 
-def grounded(answer: str, memories: Iterable[str], enough: int = 2) -> bool:
-    """The answer uses the agent's own memories: it shares `enough` content words with them."""
+def grounded(
+    answer: str, memories: Iterable[str], enough: int = 2, said: Iterable[str] = ()
+) -> bool:
+    """The answer uses the agent's own memories: it shares `enough` content words with them,
+    and is not a repeat of a line it `said`."""
+    if repeats_a_line(answer, said):
+        return False
     mine: set[str] = set()
     for text in memories:
         mine |= content_words(text)
     return len(content_words(answer) & mine) >= enough
+
+
+def repeats_a_line(answer: str, lines: Iterable[str], share: float = 0.6) -> bool:
+    """The answer mostly repeats one line the agent said in a conversation (a small model's
+    interview answer often does): such an answer shares words with memory without recalling."""
+    words = content_words(answer)
+    return bool(words) and any(
+        len(words & content_words(line)) >= share * len(words) for line in lines
+    )
 
 
 def invented_names(answer: str, world: set[str]) -> list[str]:

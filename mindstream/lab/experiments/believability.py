@@ -188,16 +188,30 @@ def _grounding(
         a: [r.text for r in engine.stream.records(a) if not r.metadata.get("seed")]
         for a in engine.agents
     }
+    said = _lines_said(engine)
     out = {}
     for name in conditions:
         answers = [(q, state.answers[name][_key(q)]) for q in questions]
+        mine = [grounded(a, lived[q.agent], said=said.get(q.agent, [])) for q, a in answers]
         out[name] = {
-            "grounded": sum(grounded(a, lived[q.agent]) for q, a in answers) / len(answers),
+            "grounded": sum(mine) / len(answers),
             "invented_names": sum(bool(invented_names(a, world)) for _, a in answers)
             / len(answers),
             "empty": sum(not a.strip() for _, a in answers) / len(answers),
         }
     return out
+
+
+def _lines_said(engine: Engine) -> dict[str, list[str]]:
+    """Every line each agent said in the run's conversations."""
+    from mindstream.agents.generative.events import Talked
+
+    said: dict[str, list[str]] = {}
+    for event in engine.folder.events() if engine.folder is not None else []:
+        if isinstance(event, Talked):
+            for speaker, line in event.lines:
+                said.setdefault(speaker, []).append(line)
+    return said
 
 
 def _examples(

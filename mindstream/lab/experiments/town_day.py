@@ -57,8 +57,10 @@ def _components(summary: RunSummary) -> dict[str, dict[str, float]]:
     }
 
 
-def run(run_dir: Path, out: Path, compare: Path | None, command: str) -> dict[str, Any]:
-    result: dict[str, Any] = {"command": command, "day": measure(run_dir)}
+def run(
+    run_dir: Path, out: Path, compare: Path | None, command: str, section: str = "town_day"
+) -> dict[str, Any]:
+    result: dict[str, Any] = {"command": command, "day": measure(run_dir), "section": section}
     if compare is not None:
         result["compared"] = measure(compare)
         ticks = read_summary(compare / "summary.json").ticks
@@ -67,8 +69,8 @@ def run(run_dir: Path, out: Path, compare: Path | None, command: str) -> dict[st
         source = run_dir / f"{plot}.png"
         if source.is_file():
             out.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, out / f"town_day_{plot}.png")
-    write_section("town_day", _markdown(result), result, out)
+            shutil.copyfile(source, out / f"{section}_{plot}.png")
+    write_section(section, _markdown(result), result, out)
     return result
 
 
@@ -93,8 +95,8 @@ def _markdown(result: dict[str, Any]) -> str:
             _component_table(day),
             _what_happened(found),
             _measures(day["metrics"]),
-            "![knowledge and relationships over the day](town_day_diffusion.png)",
-            "![where everyone was](town_day_timeline.png)",
+            f"![knowledge and relationships over the day]({result['section']}_diffusion.png)",
+            f"![where everyone was]({result['section']}_timeline.png)",
         ]
     )
 

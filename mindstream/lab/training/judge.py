@@ -35,6 +35,7 @@ from mindstream.lab.training.judge_data import (
     replacement_pairs,
     trap_examples,
 )
+from mindstream.lab.training.poignancy_data import poignancy_examples
 from mindstream.lab.training.react_data import reaction_examples
 from mindstream.lm.judges.relation import replaces_prompt
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 HELDOUT_SLOTS = ("gym", "provider", "team_sport", "hair", "instruments", "medication")
 
 
-Task = Literal["replaces", "contradicts", "reacts"]
+Task = Literal["replaces", "contradicts", "reacts", "poignant"]
 
 
 class JudgeTraining(AdapterTraining):
@@ -66,6 +67,7 @@ class JudgeTraining(AdapterTraining):
     )
     curve_items: int = Field(400, ge=1, description="held-out items per curve point")
     reactions: int = Field(3000, ge=2, description="built observations (reacts)")
+    memories: int = Field(2000, ge=2, description="built memories (poignant)")
 
 
 class JudgeReport(BaseModel):
@@ -92,6 +94,9 @@ def build_examples(
     if s.task == "reacts":
         train = reaction_examples(s.reactions, s.seed)
         return train, reaction_examples(s.curve_items, s.seed + 1, held_out=True)
+    if s.task == "poignant":
+        train = poignancy_examples(s.memories, s.seed)
+        return train, poignancy_examples(s.curve_items, s.seed + 1, held_out=True)
     if s.task == "replaces":
         train_slots = [n for n in catalogue.slots if n not in s.heldout_slots]
         pairs = replacement_pairs(catalogue, train_slots, s.per_slot, s.town, s.seed)
@@ -160,7 +165,7 @@ def measured(task: Task, held: Sequence[Labelled], p: Sequence[float]) -> dict[s
     topic's denial (a word trap, ungrouped) does."""
     if task == "replaces":
         return {"balanced accuracy": balanced_accuracy(held, p), **threshold_sweep(held, p)}
-    if task == "reacts":
+    if task in ("reacts", "poignant"):
         return {"balanced accuracy": balanced_accuracy(held, p)}
     pairs = list(zip(held, p, strict=True))
     grouped = [(e, q) for e, q in pairs if e.group]

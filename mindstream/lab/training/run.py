@@ -203,6 +203,7 @@ def run_judge_training(
         "replaces": "held-out balanced accuracy (slots never trained on)",
         "contradicts": "held-out: the denied claim ranked first",
         "reacts": "held-out balanced accuracy (objects and states never trained on)",
+        "poignant": "held-out balanced accuracy (events, chores and states never trained on)",
     }[settings.task]
     trained, curve, precision, seconds = run_with_progress(
         f"the judge ({settings.task})",

@@ -21,13 +21,19 @@ ADAPTERS = {
     "mindstream-judge-replaces": JUDGE_ADAPTER_DIR / "replaces",
     "mindstream-judge-contradicts": JUDGE_ADAPTER_DIR / "contradicts",
     "mindstream-judge-reacts": JUDGE_ADAPTER_DIR / "reacts",
+    "mindstream-judge-poignant": JUDGE_ADAPTER_DIR / "poignant",
 }
 
 
 def lora_modules(adapters: dict[str, Path] = ADAPTERS) -> list[str]:
-    """vLLM's flags to serve `adapters` (rank 16, as trained)."""
-    modules = [f"{name}={folder}" for name, folder in adapters.items()]
-    limits = ["--max-lora-rank", "16", "--max-loras", str(len(adapters))]
+    """vLLM's flags to serve `adapters` (rank 16, as trained); one not trained here (a trimmed
+    install) is left out, and asking for it answers few-shot instead."""
+    modules = [
+        f"{name}={folder}"
+        for name, folder in adapters.items()
+        if (folder / "adapter_config.json").is_file()
+    ]
+    limits = ["--max-lora-rank", "16", "--max-loras", str(len(modules))]
     return ["--enable-lora", *limits, "--lora-modules", *modules]
 
 

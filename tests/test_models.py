@@ -12,12 +12,14 @@ from mindstream.config import load_config
 from mindstream.lm import CallLedger
 from mindstream.lm.config import DEFAULT_MODEL_SPEC
 from mindstream.lm.fakes import FakeJudge, FakeScorer, HashEmbeddings, ScriptedChatModel
+from mindstream.lm.judges.poignancy import AdapterPoignancy, ScorerPoignancy
 from mindstream.lm.judges.relation import AdapterJudge, AdapterReactions, ScorerJudge
 from mindstream.lm.judges.verifier import ScorerVerifier
 from mindstream.memory.confirmation import ConfirmedJudge
 from mindstream.models import (
     DeferredJudge,
     DeferredPairJudge,
+    DeferredPoignancy,
     DeferredReactions,
     DeferredVerifier,
     Models,
@@ -31,8 +33,20 @@ def models_for(spec: str) -> Models:
 
 def test_the_embedded_model_gets_its_adapters_on_first_use_only() -> None:
     models = models_for(DEFAULT_MODEL_SPEC)
-    judges = [models.verifier, models.judge, models.reactions, models.change_judge]
-    kinds = [DeferredVerifier, DeferredJudge, DeferredReactions, DeferredPairJudge]
+    judges = [
+        models.verifier,
+        models.judge,
+        models.reactions,
+        models.poignancy,
+        models.change_judge,
+    ]
+    kinds = [
+        DeferredVerifier,
+        DeferredJudge,
+        DeferredReactions,
+        DeferredPoignancy,
+        DeferredPairJudge,
+    ]
     assert [type(j) for j in judges] == kinds
     assert all(j._built is None for j in judges)  # type: ignore[attr-defined]  # nothing loaded
     assert not models.built("chat") and not models.built("scorer")
@@ -44,14 +58,17 @@ def test_a_server_without_the_adapters_answers_itself_and_one_with_them_serves_t
     assert isinstance(bare.judge, DeferredJudge)
     assert isinstance(bare.judge.built, ScorerJudge)
     assert isinstance(bare.verifier.built, ScorerVerifier)  # type: ignore[attr-defined]
+    assert isinstance(bare.poignancy.built, ScorerPoignancy)  # type: ignore[union-attr]
     served = models_for("openai:some-model")
     served.__dict__["served_adapters"] = {
         "mindstream-judge-replaces",
         "mindstream-judge-contradicts",
         "mindstream-judge-reacts",
+        "mindstream-judge-poignant",
     }
     assert isinstance(served.judge.built, AdapterJudge)  # type: ignore[attr-defined]
     assert isinstance(served.reactions.built, AdapterReactions)  # type: ignore[union-attr]
+    assert isinstance(served.poignancy.built, AdapterPoignancy)  # type: ignore[union-attr]
     assert not served.built("scorer")  # the served adapters need no scorer
 
 
@@ -59,7 +76,7 @@ def test_another_local_model_answers_itself_and_has_no_reaction_judge() -> None:
     models = models_for("hf:/models/another-causal-lm").override(scorer=FakeScorer())
     assert isinstance(models.judge, ScorerJudge)
     assert isinstance(models.verifier, ScorerVerifier)
-    assert models.reactions is None
+    assert models.reactions is None and models.poignancy is None
 
 
 def test_one_call_swaps_a_part_and_an_unknown_name_is_refused(tmp_path: Path) -> None:

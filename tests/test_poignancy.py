@@ -12,7 +12,7 @@ from mindstream.agents.generative import Minds
 from mindstream.lab.experiments.poignancy_eval import load_labelled, summarise
 from mindstream.lab.training import poignancy_data as data
 from mindstream.lm.fakes import FakeScorer, ScriptedChatModel
-from mindstream.lm.judges.poignancy import FEW_SHOT_POIGNANT
+from mindstream.lm.judges.poignancy import FEW_SHOT_POIGNANT, HIGH_ANCHORS, LOW_ANCHORS
 
 LABELLED = Path(__file__).parent / "data"
 
@@ -45,6 +45,7 @@ def test_labelled_memories_are_never_built_for_training() -> None:
         for _, memory in load_labelled(LABELLED / name):
             assert f"Memory: {memory}." not in built
             assert memory not in FEW_SHOT_POIGNANT.template
+            assert f"{memory}." not in (*LOW_ANCHORS, *HIGH_ANCHORS)
 
 
 class _Poignancy:
@@ -57,12 +58,26 @@ class _Poignancy:
         return [self.p] * len(memories)
 
 
-@pytest.mark.parametrize(("p", "rating"), [(0.0, 1.0), (0.5, 5.5), (1.0, 10.0)])
-def test_a_towns_rater_maps_the_judges_p_onto_one_to_ten(p: float, rating: float) -> None:
+def _rating(prompt: str) -> float:
+    """The model's own 1-10, as flat as the embedded model's: 5 for life events and fires,
+    4 for anything else (the prompt's last memory is the one rated)."""
+    memory = prompt.rsplit("Memory: ", 1)[1]
+    return 5.0 if "burning" in memory or any(a[:-1] in memory for a in HIGH_ANCHORS) else 4.0
+
+
+@pytest.mark.parametrize(
+    ("p", "memory", "rating"),
+    [(0.0, "the stove is burning", 5.5), (1.0, "the stove is burning", 10.0), (0.0, "tea", 1.0)],
+)
+def test_a_towns_rating_averages_the_stretched_own_rating_and_the_judges(
+    p: float, memory: str, rating: float
+) -> None:
     judge = _Poignancy(p)
-    minds = Minds(ScriptedChatModel(default=""), FakeScorer(), poignancy=judge)
-    assert minds.rate_importance(["the stove is burning"]) == [rating]
-    assert judge.asked == ["the stove is burning"] and minds.requests["importance"] == 1
+    minds = Minds(ScriptedChatModel(default=""), FakeScorer(rating=_rating), poignancy=judge)
+    # own rating 5 sits at the life events' anchor (10), 4 at the chores' (1); P maps 1 + 9P
+    assert minds.rate_importance([memory]) == [pytest.approx(rating)]
+    assert judge.asked == [memory] and minds.requests["importance"] == 1
+    assert minds.rate_importance([]) == [] and judge.asked == [memory]
 
 
 def test_labelled_sets_read_and_summarise(tmp_path: Path) -> None:

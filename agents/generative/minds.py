@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 
 from mindstream.lm import BusyClock, CallLedger, Choice, Scorer, choose_many, rate_importance
 from mindstream.lm.accounting import counted, counted_chat
-from mindstream.lm.judges.poignancy import PoignancyJudge, importance
+from mindstream.lm.judges.poignancy import AnchoredImportance, PoignancyJudge
 from mindstream.lm.judges.relation import ReactionJudge
 
 BREAK = "\n\n"  # a reply ends at its first blank line: nothing after it is generated
@@ -57,9 +57,18 @@ class Minds:
         # Whether an object's new state needs an agent to stop (a trained adapter on the
         # embedded model); None: the model's own yes/no on the full reaction prompt.
         self.reactions = reactions
-        # How poignant a memory is (a trained adapter on the embedded model); None: the
-        # model's own 1-10 rating, which is flat on a town's memories.
+        # How poignant a memory is (a trained adapter on the embedded model), averaged with
+        # the model's own 1-10 stretched between anchors; None: the model's own rating alone,
+        # which orders a town's memories but is flat (4.1-5.2).
         self.poignancy = poignancy
+        self._importance = (
+            None
+            if poignancy is None
+            else AnchoredImportance(
+                lambda texts: rate_importance(counted(scorer, "importance", self.ledger), texts),
+                poignancy,
+            )
+        )
 
     @property
     def model(self) -> BaseChatModel:
@@ -151,10 +160,10 @@ class Minds:
         """Poignancy 1-10 of new memories: the memory stream's rater."""
         self._count("importance", len(texts))
         chunks = self._chunks(list(texts))
-        if self.poignancy is not None:
-            judge = self.poignancy
+        if self._importance is not None:
+            rate = self._importance
             with self._busy():
-                return [importance(p) for chunk in chunks for p in judge.poignant_batch(chunk)]
+                return [r for chunk in chunks for r in rate(chunk)]
         scorer = counted(self._scorer, "importance", self.ledger)
         with self._busy():
             return [r for chunk in chunks for r in rate_importance(scorer, chunk)]

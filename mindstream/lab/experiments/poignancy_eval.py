@@ -6,7 +6,8 @@ fire, an invitation, a candidacy, a death, a break-up high) and everyday life, m
 poignant (`tests/data/poignancy.jsonl`). Each rater's 1-10 ratings are summarised per band
 (quartiles), by how often a high memory outranks a low one (AUC) and by rank correlation with
 the bands. The raters: the embedded model's own 1-10 rating (expected value over the digits,
-what towns used) and the poignancy adapter, shipped or given.
+what towns used), the poignancy adapter (shipped or given), and the town's rating now: their
+mean, the model's own stretched between anchor chores and life events.
 """
 
 from __future__ import annotations
@@ -86,15 +87,25 @@ def run(
 def _raters(parts: Parts, adapter: Path | None) -> dict[str, Rater]:
     from mindstream.lm import rate_importance
     from mindstream.lm.backends.loading import cached_smollm2_dir
-    from mindstream.lm.judges.poignancy import ADAPTER, importance, load_adapter_poignancy
+    from mindstream.lm.judges.poignancy import (
+        ADAPTER,
+        AnchoredImportance,
+        importance,
+        load_adapter_poignancy,
+    )
 
     local = parts.config.model.local
     base = cached_smollm2_dir(local.cache_dir)
     judge = load_adapter_poignancy(base, adapter or ADAPTER, threads=local.threads)
     scorer = parts.models.scorer
+
+    def own(texts: Sequence[str]) -> list[float]:
+        return rate_importance(scorer, texts)
+
     return {
-        "model's own 1-10": lambda texts: rate_importance(scorer, texts),
+        "model's own 1-10": own,
         "poignancy adapter": lambda texts: [importance(p) for p in judge.poignant_batch(texts)],
+        "town's rating (both, anchored)": AnchoredImportance(own, judge),
     }
 
 

@@ -1,14 +1,18 @@
 """How poignant a memory is, 1 to 10 (the paper's importance), through a yes/no question.
 
-The embedded model's own 1-10 rating is flat on a town's memories (3.7-5.4: a burning stove
-4.4, "John Lin is a pharmacist" 5.1), and a reflection waits on the sum of importance, so it
-either never fires or fires on nothing. On the embedded model a trained adapter answers "is
-this an important event in someone's life?" (`mindstream train judge poignant`) and P(yes)
-maps onto the scale; a served model without the adapter answers the same question few-shot.
+The embedded model's own 1-10 rating orders memories fairly well but is flat (4.1-5.2 over a
+town's labelled memories), and a reflection waits on the sum of importance. On the embedded
+model a trained adapter answers "is this an important event in someone's life?" (`mindstream
+train judge poignant`); a served model without the adapter answers it few-shot. The town's
+rating (`AnchoredImportance`) averages two readings on the paper's scale: the model's own
+rating stretched so that everyday chores sit at 1 and life events at 10 (anchors below, rated
+once), and P(yes) times nine plus one. On held-out built memories the average separated
+better than either (AUC 0.963 against 0.91 and 0.90); `eval poignancy` measures all three.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -38,6 +42,18 @@ FEW_SHOT_POIGNANT = PromptTemplate.from_template(
 )
 LOWEST, HIGHEST = 1.0, 10.0
 ADAPTER = JUDGE_ADAPTER_DIR / "poignant"  # the shipped adapter
+
+
+# The paper's anchors: brushing teeth is a 1, a break-up an 8 to 10. Not in the labelled sets.
+LOW_ANCHORS = (
+    "Ana Ruiz brushed her teeth.", "Ben Okafor made his bed.", "Chen Wei tied his shoelaces.",
+    "Dara Kelly washed a cup.", "Eli Novak looked at the clock.", "Gus Berg put on his socks.",
+)  # fmt: skip
+HIGH_ANCHORS = (
+    "Ana Ruiz broke up with her partner of ten years.", "Ben Okafor's father died.",
+    "Chen Wei got married.", "Dara Kelly was fired from her job.",
+    "Eli Novak was badly hurt in an accident.", "Gus Berg's first child was born.",
+)  # fmt: skip
 
 
 def poignant_prompt(memory: str) -> str:
@@ -86,3 +102,39 @@ def load_adapter_poignancy(
     probe = poignant_prompt("Ana Ruiz's father died last night")
     trainer = "mindstream train judge poignant"
     return AdapterPoignancy(lambda: load_yes_no_adapter(base, adapter, probe, threads, trainer))
+
+
+class AnchoredImportance:
+    """The town's importance: the mean of the model's own 1-10 (stretched between the anchors'
+    mean ratings) and the poignancy judge's P(yes) on the same scale."""
+
+    def __init__(self, rate: Callable[[Sequence[str]], list[float]], judge: PoignancyJudge) -> None:
+        self.rate = rate
+        self.judge = judge
+        self._anchors: tuple[float, float] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, memories: Sequence[str]) -> list[float]:
+        if not memories:
+            return []
+        low, high = self.anchors()
+        base = self.rate(memories)
+        p_yes = self.judge.poignant_batch(memories)
+        return [
+            (_stretched(r, low, high) + importance(p)) / 2 for r, p in zip(base, p_yes, strict=True)
+        ]
+
+    def anchors(self) -> tuple[float, float]:
+        """The model's mean rating of everyday chores and of life events, rated once."""
+        with self._lock:
+            if self._anchors is None:
+                rated = self.rate([*LOW_ANCHORS, *HIGH_ANCHORS])
+                low = sum(rated[: len(LOW_ANCHORS)]) / len(LOW_ANCHORS)
+                high = sum(rated[len(LOW_ANCHORS) :]) / len(HIGH_ANCHORS)
+                self._anchors = (low, high if high > low else low + 1.0)
+            return self._anchors
+
+
+def _stretched(rating: float, low: float, high: float) -> float:
+    share = min(1.0, max(0.0, (rating - low) / (high - low)))
+    return LOWEST + (HIGHEST - LOWEST) * share

@@ -96,7 +96,7 @@ def test_the_default_output_is_a_run_folder_not_the_shipped_adapter() -> None:
 def test_an_unknown_judge_task_is_one_line() -> None:
     result = runner.invoke(app, ["train", "judge", "entails"])
     assert result.exit_code == 2
-    assert "replaces, contradicts or reacts" in _one_error_line(result.output)
+    assert "replaces, contradicts, reacts or poignant" in _one_error_line(result.output)
 
 
 def test_a_start_adapter_that_is_not_there_is_one_line(tmp_path: Path) -> None:

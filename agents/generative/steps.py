@@ -71,7 +71,8 @@ class Movement(_Everyone):
 
 
 class Perception(_Everyone):
-    """What is newly in sight (people in the same area, objects in the same room) becomes
+    """What is newly in sight (people in the same area, objects in the same room, and what the
+    agent itself is now doing, as the paper's agents perceive their own tile's event) becomes
     observations; an object's new state supersedes what the agent saw of it before."""
 
     def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
@@ -80,11 +81,19 @@ class Perception(_Everyone):
         for agent in agents:
             sights = _sights(agent, scene)
             subjects = {s.text: s.subject for s in sights if not s.is_agent}
-            new = agent.observe([s.text for s in sights], scene.moment, scene.tick, subjects)
+            seen = [s.text for s in sights] + _own_doing(agent, scene)
+            new = agent.observe(seen, scene.moment, scene.tick, subjects)
             texts = {m.text for m in new}
             scene.fresh[agent.name] = [s for s in sights if s.text in texts]
             outcome.memories += new
         return outcome
+
+
+def _own_doing(agent: GenerativeAgent, scene: Scene) -> list[str]:
+    """What the agent is doing, remembered when it changes (a talk is remembered on its own)."""
+    if not agent.available(scene.moment) or agent.doing(scene.moment) is None:
+        return []
+    return [f"{agent.name} is {agent.status(scene.moment)}"]
 
 
 def _sights(agent: GenerativeAgent, scene: Scene) -> list[Sight]:

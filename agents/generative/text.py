@@ -147,11 +147,18 @@ _VERBS = frozenset(
         "stay head spend catch pick grab review research discuss organise organize invite "
         "tell share greet look think answer vote campaign brew set tidy host decorate put out "
         "extinguish turn fix repair order pay deliver bring send hang stop sweep mop lock "
-        "unlock grade sketch write"
+        "unlock grade sketch write pour drink fill stock sort arrange gather collect carry "
+        "move rehearse train film photograph edit type dance pray shave bathe iron fold knit "
+        "sew plant dig mow rake print copy file count load unload pack unpack sip taste stir "
+        "chop slice boil fry grill mix knead wipe scrub dust vacuum rinse dry greet welcome "
+        "chat compose tune record practise hum whistle stretch lift climb ride cycle"
     ).split()
 )
 _IRREGULAR = {"lie": "lying", "die": "dying", "be": "being", "see": "seeing"}
-_DOUBLES = {"run", "swim", "shop", "sit", "get", "put", "stop", "plan", "chat", "jog", "set"}
+_DOUBLES = {
+    "run", "swim", "shop", "sit", "get", "put", "stop", "plan", "chat", "jog", "set", "stir",
+    "chop", "dig", "mop", "grab",
+}  # fmt: skip
 
 
 def has_words(text: str) -> bool:

@@ -89,6 +89,8 @@ def test_an_hour_listed_as_a_description_keeps_the_broad_step() -> None:
     ("step", "seen"),
     [
         ("go to class", "going to class"),  # "Klaus Mueller is go to class"
+        ("pour coffee", "pouring coffee"),  # "Ann Lee is pour coffee", seen in a test town
+        ("stir the soup", "stirring the soup"),
         ("have breakfast at home", "having breakfast at home"),
         ("write a chapter", "writing a chapter"),
         ("shop for groceries", "shopping for groceries"),

@@ -84,7 +84,8 @@ def test_a_stage_that_does_not_store_hands_its_memories_to_the_next_store() -> N
 
     stages = [Stage((DayPlanning(),), stores=False), Stage((Perception(),))]
     AgentLoop(stages, store).step(scene)
-    assert batches == [2 + 2 * 2]  # two plans, and each agent sees the other and the kettle
+    # two plans, and each agent sees the other, the kettle and what it is itself doing now
+    assert batches == [2 + 2 * 3]
 
 
 class _Counting:

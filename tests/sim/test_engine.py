@@ -386,3 +386,18 @@ def test_a_short_action_list_is_followed_by_the_hours_activity_not_asked_again()
     steps = engine.agents["Ann Lee"].plan.steps
     rest = [s for s in steps if s.level == 2 and s.describe().startswith("09:25-10:00")]
     assert rest and rest[0].activity == "drink coffee"  # the hour's own activity
+
+
+def test_an_agent_remembers_what_it_is_doing_once_per_change_and_never_reacts_to_it() -> None:
+    engine = _engine(yes=0.0)
+    ann = engine.agents["Ann Lee"]
+    doing = []
+    for _ in range(4):
+        events = engine.step()
+        moment = engine.clock.now() - engine.clock.step
+        doing.append(f"Ann Lee is {ann.status(moment)}")
+        own_sights = [e for e in events if e.type == "react?" and e.agent == "Ann Lee"]
+        assert not [e for e in own_sights if e.to.startswith("Ann Lee is")]
+    own = [m.text for m in engine.stream.records("Ann Lee") if m.text.startswith("Ann Lee is ")]
+    seed = "Ann Lee is hosting a party at the cafe tonight."
+    assert [t for t in own if t != seed] == list(dict.fromkeys(doing))  # each change once

@@ -81,10 +81,9 @@ def carries(line: str, news: News) -> bool:
     return len(wanted & said) / len(wanted) >= CARRIED
 
 
-def phrasings(news: News, speaker: GenerativeAgent) -> list[str]:
-    """Short lines that say the news in the speaker's voice, for the model to choose among."""
-    said = in_first_person(news.content, speaker)
-    return [opening + said for opening in OPENINGS]
+def phrased(news: News, speaker: GenerativeAgent, opening: str) -> str:
+    """The news in the speaker's voice after one of the `OPENINGS` (the model chooses it)."""
+    return opening + in_first_person(news.content, speaker)
 
 
 def in_first_person(content: str, speaker: GenerativeAgent) -> str:

@@ -26,6 +26,7 @@ from mindstream.agents.generative.prompts import (
     REACTION_PREFILL,
 )
 from mindstream.agents.generative.text import activity, bullets, clock_time, has_words
+from mindstream.lm import DecisionParseError
 from mindstream.memory import NewMemory
 
 
@@ -120,12 +121,15 @@ def react_to_objects(
         ("\n".join(prompt), [deed(sight), what])
         for prompt, what, (_, sight) in zip(prompts, written, reactions, strict=True)
     ]
-    chosen = minds.choose(requests, "reaction deed", DEED_BASELINE)
+    try:
+        picked = [c.index for c in minds.choose(requests, "reaction deed", DEED_BASELINE)]
+    except DecisionParseError:  # a chat-only model that names no option: what it wrote
+        picked = [1] * len(requests)
     memories: list[NewMemory] = []
     events: list[Event] = []
     changes: dict[str, str] = {}
-    for (agent, sight), choice in zip(reactions, chosen, strict=True):
-        what = choice.option
+    for (agent, sight), index, (_, options) in zip(reactions, picked, requests, strict=True):
+        what = options[index]
         step = PlanStep(
             start=moment,
             minutes=agent.config.reacting.minutes,
@@ -137,7 +141,7 @@ def react_to_objects(
         agent.location = sight.place
         text = f"{agent.name} saw that {sight.text} and decided to {what}"
         memories.append(agent.memory(text, moment, "plan", tick=tick))
-        fixed = choice.index == 0 and sight.subject not in changes
+        fixed = index == 0 and sight.subject not in changes
         if fixed:
             changes[sight.subject] = IDLE
             left = f"{sight.subject} is {IDLE}"

@@ -12,11 +12,12 @@ from pydantic import BaseModel
 from mindstream.agents.generative.agent import GenerativeAgent
 from mindstream.agents.generative.minds import Minds
 from mindstream.agents.generative.news import (
+    OPENINGS,
     News,
     addressed_right,
     carries,
     choose_news,
-    phrasings,
+    phrased,
     remember_telling,
     told_memory,
 )
@@ -34,6 +35,7 @@ from mindstream.agents.generative.text import (
     has_words,
     sentences,
 )
+from mindstream.lm import DecisionParseError
 from mindstream.memory import NewMemory
 
 FAREWELLS = ("bye", "see you", "talk later", "take care", "have a good")
@@ -152,13 +154,15 @@ def _with_news(
         for n, t in enumerate(turns)
         if t.news is not None and (lines[n] is None or not carries(lines[n] or "", t.news))
     ]
-    requests = [
-        ("\n".join(prompts[n]), phrasings(news, turns[n].speaker))
-        for n in missing
-        if (news := turns[n].news) is not None
-    ]
-    for n, choice in zip(missing, minds.choose(requests, "dialogue news"), strict=True):
-        lines[n] = _told_in(lines[n], choice.option)
+    requests: list[tuple[str, Sequence[str]]] = [("\n".join(prompts[n]), OPENINGS) for n in missing]
+    try:
+        openings = [c.option for c in minds.choose(requests, "dialogue news")]
+    except DecisionParseError:  # a chat-only model that names no option: the first opening
+        openings = [OPENINGS[0]] * len(missing)
+    for n, opening in zip(missing, openings, strict=True):
+        news = turns[n].news
+        assert news is not None
+        lines[n] = _told_in(lines[n], phrased(news, turns[n].speaker, opening))
     return [(line, t.news) for line, t in zip(lines, turns, strict=True)]
 
 

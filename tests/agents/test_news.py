@@ -8,6 +8,7 @@ from mindstream.agents.generative import GenerativeAgent, Minds, converse
 from mindstream.agents.generative.agent import AgentState
 from mindstream.agents.generative.config import AgentConfig, DialogueConfig
 from mindstream.agents.generative.news import (
+    OPENINGS,
     News,
     addressed_right,
     carries,
@@ -15,6 +16,7 @@ from mindstream.agents.generative.news import (
     in_first_person,
 )
 from mindstream.agents.generative.persona import Persona
+from mindstream.lm import DecisionParseError
 from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
 from mindstream.memory import InMemoryStore, MemoryKind, MemoryStream
 
@@ -173,3 +175,22 @@ def test_a_line_looping_on_the_speakers_name_is_cleaned() -> None:
         [(town["Isabella Rodriguez"], town["Maria Lopez"])], minds, MOMENT, 1, TICK, town=NAMES
     )
     assert talks[0].lines[0] == ("Isabella Rodriguez", "Hi there!")
+
+
+class _NamesNoOption(FakeScorer):
+    """A chat-only model that never names an option."""
+
+    def choose_batch(self, requests):  # type: ignore[no-untyped-def]
+        raise DecisionParseError("an option letter", ["Isabella Rodriguez is friends with"])
+
+    loglik_batch = choose_batch  # type: ignore[assignment]
+
+
+def test_a_model_that_names_no_option_still_tells_the_news_after_the_first_opening() -> None:
+    town, _, stream = _town()
+    minds = Minds(ScriptedChatModel(default="Nice weather."), _NamesNoOption())
+    isabella, maria = town["Isabella Rodriguez"], town["Maria Lopez"]
+    stream.add_many([isabella.memory(PARTY, MOMENT, seed=True)])
+    _, talks = converse([(isabella, maria)], minds, MOMENT, 1, TICK, town=NAMES)
+    assert talks[0].lines[0][1] == "Nice weather. " + OPENINGS[0] + in_first_person(PARTY, isabella)
+    assert talks[0].told == [("Isabella Rodriguez", PARTY)]

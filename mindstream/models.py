@@ -149,7 +149,7 @@ class Models:
         from mindstream.lm.judges import relation as r
 
         name = "mindstream-judge-reacts"
-        if not self.config.is_served and self.config.spec != DEFAULT_MODEL_SPEC:
+        if not self._adapter_or_server():
             return None
         return self._trained(
             Trained["ReactionJudge"](
@@ -168,8 +168,7 @@ class Models:
         from mindstream.lm.judges import poignancy as p
 
         name = "mindstream-judge-poignant"
-        shipped = (p.ADAPTER / "adapter_config.json").is_file()
-        if not self.config.is_served and (self.config.spec != DEFAULT_MODEL_SPEC or not shipped):
+        if not self._adapter_or_server((p.ADAPTER / "adapter_config.json").is_file()):
             return None
         return self._trained(
             Trained["PoignancyJudge"](
@@ -222,6 +221,11 @@ class Models:
         from mindstream.lm.served.adapters import served_adapters
 
         return served_adapters(endpoint_of(self.config))
+
+    def _adapter_or_server(self, shipped: bool = True) -> bool:
+        """Whether a town judge has a model to ask: a server, or the embedded model with its
+        adapter shipped (another local model answers the town's own prompts instead)."""
+        return self.config.is_served or (self.config.spec == DEFAULT_MODEL_SPEC and shipped)
 
     def _trained(self, how: Trained[T], defer: Callable[[Callable[[], T]], T]) -> T:
         """The one choice of a judge for this model, built on first use."""

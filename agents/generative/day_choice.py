@@ -4,11 +4,11 @@ A 135M model rarely writes a day it could follow (it copies the prompt's example
 can choose. The day's parts are the routine's and one at each time a remembered invitation
 names with a place (the party at Hobbs Cafe at 5 pm). Without a routine the parts are every
 two hours, each a choice among what the world affords (`afforded`: home, the occupation,
-each place). A part
-with a reason to leave the routine is a choice between the routine's activity and that
-reason (the inner voice for the part under way, the visit at the invitation's time), scored
-after a prompt with the agent's memories and calibrated against a neutral prompt, as places
-are; a part with nothing else to do keeps the routine's activity without a question.
+each place). A part with a reason to leave the routine is a choice between the routine's
+activity and that reason (the inner voice for the part under way, the visit at the
+invitation's time), scored after a prompt with the agent's memories and calibrated against a
+neutral prompt, as places are; a part with nothing else to do keeps the routine's activity
+without a question.
 """
 
 from __future__ import annotations

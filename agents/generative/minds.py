@@ -60,7 +60,6 @@ class Minds:
         # How poignant a memory is (a trained adapter on the embedded model), averaged with
         # the model's own 1-10 stretched between anchors; None: the model's own rating alone,
         # which orders a town's memories but is flat (4.1-5.2).
-        self.poignancy = poignancy
         self._importance = (
             None
             if poignancy is None

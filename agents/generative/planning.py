@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from mindstream.agents.generative.agent import GenerativeAgent
-from mindstream.agents.generative.day_choice import choose_days
+from mindstream.agents.generative.day_choice import Town, choose_days
 from mindstream.agents.generative.events import DayPlan, Decomposed, Event
 from mindstream.agents.generative.minds import Minds
 from mindstream.agents.generative.plan import (
@@ -32,7 +32,14 @@ from mindstream.agents.generative.prompts import (
     SUMMARY_ASPECTS,
     SUMMARY_PREFILL,
 )
-from mindstream.agents.generative.text import activity, bullets, clock_time, has_words, sentences
+from mindstream.agents.generative.text import (
+    activity,
+    bullets,
+    clock_time,
+    copies,
+    has_words,
+    sentences,
+)
 from mindstream.memory import NewMemory
 
 WAKE_HOUR = 6
@@ -75,7 +82,7 @@ def _sentence(agent: GenerativeAgent, reply: str) -> str:
 
 def plan_days(
     agents: Sequence[GenerativeAgent],
-    areas: Sequence[str],
+    town: Town,
     minds: Minds,
     moment: datetime,
     tick: int,
@@ -97,7 +104,7 @@ def plan_days(
         for a, steps in zip(due, written, strict=True)
         if len(steps) - 1 < a.config.planning.steps[0]
     ]
-    chosen = iter(choose_days(unusable, areas, minds, moment))
+    chosen = iter(choose_days(unusable, town, minds, moment))
     memories: list[NewMemory] = []
     events: list[Event] = []
     for agent, reply, steps in zip(due, replies, written, strict=True):
@@ -268,7 +275,8 @@ def _split(
 
 def _does(agent: GenerativeAgent, item: str) -> bool:
     """A listed item is a usable activity for `agent`: not its name, a cut-off name ("raj"
-    for Rajiv) or what it is."""
+    for Rajiv), what it is, or three words in a row of the description the prompt showed
+    (in a 16-hour day of 25 agents: "innate traits", "curious and ambitious")."""
     what = activity(parse_duration(item)[1])
     first = agent.persona.first_name.lower()
     return (
@@ -276,6 +284,7 @@ def _does(agent: GenerativeAgent, item: str) -> bool:
         and first not in item.lower()
         and not first.startswith(what.lower())
         and not agent.persona.describes(what)
+        and not copies(what, agent.description())
     )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from mindstream.agents.generative.agent import GenerativeAgent
-from mindstream.agents.generative.day_choice import invitation
+from mindstream.agents.generative.day_choice import Town, invitation
 from mindstream.agents.generative.events import ReactDecision, Reflected, Talked
 from mindstream.agents.generative.loop import Outcome, Scene, Stage
 from mindstream.agents.generative.places import choose_places
@@ -37,12 +37,12 @@ class _Planner:
 
 
 class DayPlanning(_Planner):
-    """A day plan of broad steps for every agent without one for today."""
+    """A day plan of broad steps for every agent without one for today; a day chosen part
+    by part is made of the places that are nobody's home (anyone's home is someone's)."""
 
     def run(self, agents: Sequence[GenerativeAgent], scene: Scene) -> Outcome:
-        return Outcome(
-            *plan_days(agents, scene.world.areas(), scene.minds, scene.moment, scene.tick)
-        )
+        town = Town.of(scene.world, (a.persona.home for a in scene.agents.values()))
+        return Outcome(*plan_days(agents, town, scene.minds, scene.moment, scene.tick))
 
 
 class Decomposition(_Planner):
@@ -120,7 +120,9 @@ class Reacting(_Everyone):
         candidates = [
             (a, sight)
             for a in agents
-            if a.available(scene.moment) and (sight := _salient(a, scene))
+            if a.available(scene.moment)
+            and not a.asleep(scene.moment)
+            and (sight := _salient(a, scene))
         ]
         if not candidates:
             return Outcome()
@@ -157,7 +159,8 @@ def _may_stop_for(agent: GenerativeAgent, sight: Sight, scene: Scene) -> bool:
     other = scene.agents[sight.subject]
     last = agent.chatted.get(other.name)
     cooldown = timedelta(minutes=agent.config.dialogue.cooldown_minutes)
-    return other.available(scene.moment) and (last is None or scene.moment - last >= cooldown)
+    awake = other.available(scene.moment) and not other.asleep(scene.moment)
+    return awake and (last is None or scene.moment - last >= cooldown)
 
 
 class Dialogue(_Everyone):

@@ -105,7 +105,8 @@ _NOT_AN_ACTIVITY = re.compile(
     r"|(?:a|an|the)\b"  # a noun phrase ("a regular at The Rose and Crown Pub")
     r"|\S+(?: \S+)?'s\b"  # a possessive ("husband's campaign", "Jennifer Moore's dream")
     r"|\S+ \S+ (?:is|was|has)\b)"  # "Maria Lopez is a drinker of coffee"
-    r"|\d{1,2}:\d{2}",  # a time left in it ("Hobbes Cafe: 12:00 pm to 1:00 pm")
+    r"|\d{1,2}:\d{2}"  # a time left in it ("Hobbes Cafe: 12:00 pm to 1:00 pm")
+    r"|\(age\b",  # the prompt's header ("eDIY Lin (age: 19)")
     re.IGNORECASE,
 )
 
@@ -159,6 +160,17 @@ _DOUBLES = {
     "run", "swim", "shop", "sit", "get", "put", "stop", "plan", "chat", "jog", "set", "stir",
     "chop", "dig", "mop", "grab",
 }  # fmt: skip
+
+
+def copies(phrase: str, source: str, run: int = 3) -> bool:
+    """Whether `phrase` repeats `run` words in a row of `source` (all of it, if shorter): a
+    small model asked for a plan lists its own prompt's description ("innate traits",
+    "curious and ambitious", "eDIY Lin (age: 19)") as the hours of a day."""
+    words, said = plain(phrase).split(), f" {plain(source)} "
+    size = min(run, len(words))
+    return size > 0 and any(
+        f" {' '.join(words[n : n + size])} " in said for n in range(len(words) - size + 1)
+    )
 
 
 def has_words(text: str) -> bool:

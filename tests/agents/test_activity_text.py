@@ -11,7 +11,7 @@ from mindstream.agents.generative import GenerativeAgent, Minds
 from mindstream.agents.generative.persona import Persona
 from mindstream.agents.generative.plan import DAY, HOUR, PlanStep
 from mindstream.agents.generative.planning import decompose
-from mindstream.agents.generative.text import activity, progressive
+from mindstream.agents.generative.text import activity, copies, progressive
 from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
 from mindstream.memory import InMemoryStore, MemoryStream
 
@@ -53,6 +53,7 @@ def test_the_activity_is_kept_without_its_narration(said: str, shown: str) -> No
         "7) Edd",
         "she plans to",
         "e",
+        "eDIY Lin (age: 19)",
     ],
 )
 def test_a_description_a_name_or_a_fragment_is_no_activity(said: str) -> None:
@@ -83,6 +84,36 @@ def test_an_hour_listed_as_a_description_keeps_the_broad_step() -> None:
     decompose([agent], minds, NINE)
     hours = [s.activity for s in agent.plan.steps if s.level == HOUR]
     assert hours == ["buy paints", "paint in the studio", "paint in the studio"]
+
+
+def test_an_hour_copied_from_the_prompts_description_keeps_the_broad_step() -> None:
+    """Ryan Park's hours in a 16-hour unscripted day were his own description."""
+    persona = Persona(name="Ryan Park", age=28, traits=["curious", "ambitious"], home="flat: room")
+    agent = GenerativeAgent(persona, MemoryStream(InMemoryStore(), HashEmbeddings()))
+    agent.summary = "Ryan Park is a curious and ambitious individual driven by a desire to help."
+    step = PlanStep(start=NINE, minutes=240, activity="go to Hobbs Cafe", level=DAY)
+    agent.plan.steps.append(step)
+    reply = "innate traits\n2) curious and ambitious\n3) a desire to help\n4) write some code"
+    minds = Minds(ScriptedChatModel(rules={}, default=reply), FakeScorer())
+    decompose([agent], minds, NINE)
+    hours = [s.activity for s in agent.plan.steps if s.level == HOUR]
+    assert hours == ["write some code", *["go to Hobbs Cafe"] * 3]
+
+
+@pytest.mark.parametrize(
+    ("phrase", "copied"),
+    [
+        ("innate traits", True),
+        ("desire to make a positive impact", True),
+        ("go to Hobbs Cafe", False),  # shares "hobbs cafe" only
+        ("write some code", False),
+    ],
+)
+def test_copies_needs_three_words_in_a_row(phrase: str, copied: bool) -> None:
+    source = (
+        "Innate traits: curious\nHe works from Hobbs Cafe with a desire to make a positive impact"
+    )
+    assert copies(phrase, source) is copied
 
 
 @pytest.mark.parametrize(

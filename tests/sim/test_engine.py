@@ -59,6 +59,21 @@ def test_no_reaction_below_the_threshold() -> None:
     assert [e for e in events if e.type == "react?"]
 
 
+def test_nobody_stops_for_someone_asleep_and_a_sleeper_stops_for_nothing() -> None:
+    from mindstream.agents.generative.plan import DAY, Plan, PlanStep
+
+    probe = _engine()
+    probe.step()  # where Ann goes first, and Bob with her
+    engine = _engine()
+    now, place = engine.clock.now(), probe.agents["Ann Lee"].location
+    ann, bob = engine.agents["Ann Lee"], engine.agents["Bob Ray"]
+    sleep = PlanStep(start=now, minutes=600, activity="sleep", level=DAY, place=place)
+    bob.plan, bob.plan_date = Plan(steps=[sleep]), now.date().isoformat()
+    events = engine.step()
+    assert engine.world.area_of(bob.location) == engine.world.area_of(ann.location)
+    assert not [e for e in events if e.type in ("react?", "conversation")]
+
+
 def test_plans_are_decomposed_into_short_actions_with_places() -> None:
     engine = _engine(yes=0.0)
     engine.step()

@@ -118,12 +118,15 @@ class GenerativeAgent:
     ) -> list[NewMemory]:
         """What is newly in sight becomes observations; what was already seen is not repeated.
         A text's `subjects` entry (an object's path) is the memory's subject, so the stream's
-        change detection lets the object's new state supersede the old one."""
+        change detection lets the object's new state supersede the old one; `seen_at` is where
+        the agent was (where to look for someone later)."""
         fresh = [text for text in texts if text not in self.seen]
         self.seen = list(texts)
         about: dict[str, Any] = {t: {"subject": s} for t, s in (subjects or {}).items()}
         return [
-            self.memory(text, moment, "observation", tick=tick, **about.get(text, {}))
+            self.memory(
+                text, moment, "observation", tick=tick, seen_at=self.location, **about.get(text, {})
+            )
             for text in fresh
         ]
 

@@ -13,6 +13,7 @@ from mindstream.agents.generative.events import Event, Move
 from mindstream.agents.generative.minds import Minds
 from mindstream.agents.generative.plan import PlanStep
 from mindstream.agents.generative.prompts import AREA, PLACE_BASELINE, ROOM
+from mindstream.memory import MemoryKind
 
 
 class Places(Protocol):
@@ -62,8 +63,14 @@ def choose_places(
 def _named_or_kept(
     agent: GenerativeAgent, moment: datetime, areas: list[str], world: Places
 ) -> tuple[str | None, str | None]:
-    """The place the plan names; else the place of the larger step under way (its area and
-    room), where the plan names no other area."""
+    """Where the person the plan seeks was last seen ("ask Maria Lopez to come to the
+    party at Hobbs Cafe" is not done at the cafe); else the place the plan names; else the
+    place of the larger step under way (its area and room), where the plan names no other
+    area."""
+    sought = _sought(agent, moment)
+    if sought is not None:
+        seen_area, _, seen_room = sought.partition(": ")
+        return seen_area, seen_room or None
     area, room = _named_place(_plan_text(agent, moment), agent, areas, world)
     kept = [s.place for s in agent.plan.steps if s.covers(moment) and s.place]
     if kept and room is None and (area is None or kept[-1].startswith(f"{area}: ")):
@@ -95,6 +102,29 @@ def _rooms(
     ]
     chosen = iter(c.option for c in minds.choose(asked, "place", PLACE_BASELINE))
     return [room if room is not None else next(chosen) for room in known]
+
+
+def _sought(agent: GenerativeAgent, moment: datetime) -> str | None:
+    """Where ("area: room") the agent last saw the person a step under way is about (ask,
+    talk to, tell, invite, visit, meet, find someone), by that person's full or first name."""
+    doing = [s.activity for s in agent.plan.steps if s.covers(moment)]
+    names = [m.group(1) for what in reversed(doing) if (m := _SEEK.match(what.strip()))]
+    if not names:
+        return None
+    seen = agent.stream.recent(_LOOK_BACK, owner=agent.name, kinds=[MemoryKind.OBSERVATION])
+    for record in reversed(seen):
+        who, at = record.text.split(" is ", 1)[0], record.metadata.get("seen_at")
+        if at and who != agent.name and (who == names[0] or who.split()[0] == names[0]):
+            return str(at)
+    return None
+
+
+# "ask Maria Lopez to ...", "talking to John about the vote": a step done where someone is.
+_SEEK = re.compile(
+    r"^(?i:ask|tell|invite|visit|meet|see|find|call on|look for|talk to|talk with|speak to|"
+    r"speak with)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b"
+)
+_LOOK_BACK = 300  # observations searched for where someone was last seen
 
 
 def _plan_text(agent: GenerativeAgent, moment: datetime) -> str:

@@ -138,3 +138,36 @@ def test_breakfast_is_at_home_unless_the_plan_names_a_place(activity: str, area:
     located, asked = _placed(activity)
     assert located is not None and located.startswith(f"{area}: ")
     assert "Hobbs Cafe" not in asked  # the area was not a question
+
+
+@pytest.mark.parametrize(
+    "activity",
+    [
+        "ask Maria Lopez to come with me to the party at Hobbs Cafe at 5 pm",
+        "talk to Maria about the party",
+    ],
+)
+def test_a_step_that_seeks_someone_goes_where_they_were_last_seen(activity: str) -> None:
+    """Klaus's inner voice asked him to invite Maria to the party at the cafe: he went to
+    the cafe, where she was not."""
+    from mindstream.memory import new_memory
+
+    minds = Minds(ScriptedChatModel(rules={}, default=""), Contrary())
+    persona = Persona(name="Klaus Mueller", age=20, home="Oak Hill College dorm: Klaus's room")
+    stream = MemoryStream(InMemoryStore(), HashEmbeddings(), rater=lambda texts: [3.0] * len(texts))
+    agent = GenerativeAgent(persona, stream, location="Oak Hill College: library")
+    stream.add_many(agent.observe(["Maria Lopez is reading"], NOW, tick=1))
+    agent.location = "Hobbs Cafe: cafe"
+    stream.add_many(agent.observe(["Ryan Park is reading"], NOW, tick=2))
+    said = new_memory(
+        text="Maria Lopez is at the cafe", owner=agent.name, importance=3, created_at=NOW
+    )
+    stream.add_many([said])  # heard, not seen: no place
+    agent.plan = Plan(steps=[PlanStep(start=NOW, minutes=60, activity=activity)])
+    choose_places([agent], WORLD, minds, NOW)
+    assert agent.location == "Oak Hill College: library"
+
+
+def test_someone_never_seen_is_not_sought() -> None:
+    located, _ = _placed("ask Maria Lopez to come with me to the party at Hobbs Cafe")
+    assert located == "Hobbs Cafe: cafe"  # the place named

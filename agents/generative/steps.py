@@ -177,20 +177,22 @@ class Dialogue(_Everyone):
             pairs, scene.minds, scene.moment, scene.tick, scene.step, town=list(scene.agents)
         )
         for (first, second), talk in zip(pairs, talks, strict=True):
-            _replan_if_invited((first, second), talk.lines, scene)
+            said = [text for _, text in talk.lines] + [news for _, news in talk.told]
+            _replan_if_invited((first, second), said, scene)
         return Outcome(memories, [Talked(**t.model_dump()) for t in talks])
 
 
 def _replan_if_invited(
-    pair: tuple[GenerativeAgent, GenerativeAgent], lines: list[tuple[str, str]], scene: Scene
+    pair: tuple[GenerativeAgent, GenerativeAgent], said: list[str], scene: Scene
 ) -> None:
-    """A talk that names a place and a time later today (an invitation) makes both plan the
-    rest of the day again, with the talk among their memories (the visit becomes a choice)."""
-    said = " ".join(text for _, text in lines)
+    """A talk that names a place and a time later today (an invitation), in a line or in the
+    news a line carried (the small model's line may drop the time), makes both plan the rest
+    of the day again, with the talk among their memories (the visit becomes a choice)."""
+    text = " ".join(said)
     for agent in pair:
         midnight = scene.moment.replace(hour=0, minute=0, second=0, microsecond=0)
         end = midnight + timedelta(hours=agent.config.planning.day_end_hour)
-        if invitation(said, scene.world.areas(), scene.moment, end) is not None:
+        if invitation(text, scene.world.areas(), scene.moment, end) is not None:
             agent.plan_date = None
 
 

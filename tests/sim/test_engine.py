@@ -74,6 +74,34 @@ def test_nobody_stops_for_someone_asleep_and_a_sleeper_stops_for_nothing() -> No
     assert not [e for e in events if e.type in ("react?", "conversation")]
 
 
+def test_news_of_a_party_at_a_time_makes_both_plan_again_though_no_line_says_when() -> None:
+    """The small model's line carries the news but drops its time: the news decides whether
+    the talk was an invitation."""
+    from mindstream.agents.generative import Minds
+    from mindstream.lm.fakes import FakeScorer, ScriptedChatModel
+    from tests.sim.conftest import REPLIES
+
+    agents = [
+        {**a.model_dump(include={"name", "age", "traits", "home", "memories"}),
+         "location": "Cafe: room"}
+        for a in scenario().agents
+    ]  # fmt: skip
+    agents[0]["memories"] = ["Ann Lee is hosting a party at Cafe at 5 pm today."]
+    opening = "I'm hosting a party at Cafe today, are you coming?"
+    rules = {**REPLIES, "starts a conversation": opening}
+    minds = Minds(
+        ScriptedChatModel(rules=rules), FakeScorer(rating=lambda _: 5.0, yes=lambda _: 0.9)
+    )
+    stream = MemoryStream(
+        InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance, config=CONFIG.stream
+    )
+    engine = Engine(scenario(agents=agents), stream, minds, CONFIG)
+    events = engine.step()
+    (talk,) = [e for e in events if e.type == "conversation"]
+    assert not any("5 pm" in line for _, line in talk.lines or [])
+    assert [a.plan_date for a in engine.agents.values()] == [None, None]
+
+
 def test_plans_are_decomposed_into_short_actions_with_places() -> None:
     engine = _engine(yes=0.0)
     engine.step()

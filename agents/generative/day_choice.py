@@ -89,8 +89,9 @@ def choose_days(
         return []
     slots = [day_slots(agent, town, moment) for agent in agents]
     requests = [
-        (_prompt(agent, slot, moment), list(slot.options))
+        (_prompt(agent, context, slot.start, moment), list(slot.options))
         for agent, own in zip(agents, slots, strict=True)
+        for context in [agent.context(f"What will {agent.name} do today?", moment)]
         for slot in own
         if len(slot.options) > 1
     ]
@@ -198,15 +199,17 @@ def _clock_mention(text: str, day: datetime) -> datetime | None:
     return day.replace(hour=hour, minute=minute, second=0, microsecond=0)
 
 
-def _prompt(agent: GenerativeAgent, slot: Slot, moment: datetime) -> str:
-    context = agent.context(f"What will {agent.name} do at {slot.start:%H:%M}?", moment)
+def _prompt(agent: GenerativeAgent, context: list[str], start: datetime, moment: datetime) -> str:
+    """One context for all of an agent's parts (retrieved for the day, not for each part):
+    the prompts then differ only in the time at their end, and the scorer reads the shared
+    part once for all of them."""
     return PLAN_CHOICE.format(
         summary=agent.description(),
         name=agent.name,
         context=bullets(context),
         intentions="".join(f"{agent.name}'s inner voice: {v}\n" for v in agent.intentions),
         date=moment.strftime("%A %B %d"),
-        time=clock_time(slot.start),
+        time=clock_time(start),
     )
 
 

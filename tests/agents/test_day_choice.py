@@ -108,7 +108,7 @@ def test_without_a_timed_routine_every_three_hours_is_a_choice_of_what_the_world
 
 
 def test_a_day_without_a_script_has_meals_at_home_or_where_food_is_served() -> None:
-    """Scored alike, two-hour parts kept 22 of 25 agents in one place all day."""
+    """Scored alike, two-hour parts kept 23 of 25 agents at one activity all day."""
     town = Town(tuple(AREAS), tuple(AREAS), eateries=("Hobbs Cafe",))
     slots = day_slots(_agent(routine=[]), town, MORNING)
     assert [s.start.hour for s in slots] == [7, 8, 10, 12, 13, 16, 18, 19]

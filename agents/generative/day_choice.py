@@ -60,8 +60,12 @@ class Town:
         work = [f"work as {agent.persona.occupation}"] if agent.persona.occupation else []
         return [f"stay at {home}", *work, *(f"go to {a}" for a in self.public if a != home)]
 
-    def meal(self, name: str) -> list[str]:
-        return [f"have {name} at home", *(f"have {name} at {a}" for a in self.eateries)]
+    def meal(self, agent: GenerativeAgent, name: str) -> list[str]:
+        """Home by its name, as the other places are: with "at home", all 25 agents of a
+        day breakfasted at the cafe or the pub; on four residents' bare prompts the home's
+        name won 7 of 12 meals, "at home" 3 of 12."""
+        home = agent.persona.home.partition(":")[0].strip()
+        return [f"have {name} at {a}" for a in (home, *self.eateries)]
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ def _unscripted(
     starts |= {t for at, after in meal_hours for t in (at, after) if moment <= at}
     starts = {s for s in starts if s in meals or not any(a < s < b for a, b in meal_hours)}
     return [
-        (start, town.meal(meals[start]) if start in meals else town.afforded(agent))
+        (start, town.meal(agent, meals[start]) if start in meals else town.afforded(agent))
         for start in sorted(s for s in starts if s < end)
     ]
 

@@ -113,14 +113,14 @@ def test_a_day_without_a_script_has_meals_at_home_or_where_food_is_served() -> N
     slots = day_slots(_agent(routine=[]), town, MORNING)
     assert [s.start.hour for s in slots] == [7, 8, 10, 12, 13, 16, 18, 19]
     lunch = next(s for s in slots if s.start.hour == 12)
-    assert lunch.options == ("have lunch at home", "have lunch at Hobbs Cafe")
+    assert lunch.options == ("have lunch at Ann's house", "have lunch at Hobbs Cafe")
     day = _plan(_agent(routine=[]), Prefers("Hobbs Cafe"))
     assert "12:00-13:00 have lunch at Hobbs Cafe" not in day  # the open town serves no food
     minds = Minds(ScriptedChatModel(rules={}, default=COPIED), Prefers("Johnson Park"))
     _, events = plan_days([agent := _agent(routine=[])], town, minds, MORNING, tick=1)
     assert isinstance(event := events[0], DayPlan)
-    assert "08:00-12:00 go to Johnson Park; 12:00-13:00 have lunch at home" in event.steps
-    assert agent.plan.day()[0].activity == "have breakfast at home"
+    assert "08:00-12:00 go to Johnson Park; 12:00-13:00 have lunch at Ann's house" in event.steps
+    assert agent.plan.day()[0].activity == "have breakfast at Ann's house"
 
 
 def test_a_town_is_its_places_nobodys_home_and_those_that_serve_food() -> None:

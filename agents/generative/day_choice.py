@@ -15,7 +15,6 @@ part with nothing else to do keeps the routine's activity without a question.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -25,7 +24,13 @@ from mindstream.agents.generative.minds import Minds
 from mindstream.agents.generative.places import Places
 from mindstream.agents.generative.plan import parse_timed
 from mindstream.agents.generative.prompts import PLAN_CHOICE, PLAN_CHOICE_BASELINE
-from mindstream.agents.generative.text import activity, bullets, clock_time, has_words
+from mindstream.agents.generative.text import (
+    activity,
+    bullets,
+    clock_mention,
+    clock_time,
+    has_words,
+)
 
 SLOT_HOURS = 3  # the parts of a day without a timed routine, between its meals
 MEALS = {"breakfast": 7, "lunch": 12, "dinner": 18}  # each an hour long
@@ -177,30 +182,11 @@ def invitation(
 ) -> tuple[datetime, str] | None:
     """(when, "go to <area>") when `text` names one of the areas and a clock time between
     `moment` and `end` ("the party at Hobbs Cafe from 5pm to 7pm")."""
-    at = _clock_mention(text, moment)
+    at = clock_mention(text, moment)
     named = [a for a in sorted(areas, key=len, reverse=True) if a.lower() in text.lower()]
     if at is None or not named or not moment < at < end:
         return None
     return at, f"go to {named[0]}"
-
-
-_CLOCK = re.compile(
-    r"\b(\d{1,2})(?::(\d{2}))?\s*(?:(am|pm)|(?:-|to)\s*\d{1,2}(?::\d{2})?\s*(am|pm))\b",
-    re.IGNORECASE,
-)
-
-
-def _clock_mention(text: str, day: datetime) -> datetime | None:
-    """The first clock time a text names on `day` ("5pm", "5:30 pm", "from 5 to 7 pm")."""
-    match = _CLOCK.search(text)
-    if match is None:
-        return None
-    hour, minute = int(match.group(1)), int(match.group(2) or 0)
-    suffix = (match.group(3) or match.group(4)).lower()
-    if hour > 12 or minute > 59:
-        return None
-    hour = hour % 12 + (12 if suffix == "pm" else 0)
-    return day.replace(hour=hour, minute=minute, second=0, microsecond=0)
 
 
 def _prompt(agent: GenerativeAgent, context: list[str], start: datetime, moment: datetime) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mindstream.agents.generative.agent import GenerativeAgent
+from mindstream.agents.generative.text import clock_mention
 from mindstream.memory import MemoryKind, MemoryRecord, NewMemory
 
 IDLE = "idle"  # an object's state when nothing happens to it (the world's default)
@@ -39,17 +40,23 @@ def choose_news(
     speaker: GenerativeAgent, listener: GenerativeAgent, moment: datetime
 ) -> News | None:
     """The tellable memory the speaker's retrieval ranks first for this listener, not yet told
-    to them and not heard from them; None when there is nothing to tell."""
+    to them and not heard from them, an event later today first (Isabella told "I want to
+    invite everyone to the party", which has no time, before the party at 5 pm, which the
+    listener could plan for); None when there is nothing to tell."""
     config = speaker.config
     if not config.dialogue.news:
         return None
     query = NEWS_QUERY.format(speaker=speaker.name, listener=listener.name)
     told = set(speaker.told.get(listener.name, []))
-    for record in speaker.recall(query, moment, config.dialogue.news_candidates):
-        content = tellable(record, listener)
-        if content is not None and _key(content) not in told:
-            return News(teller=speaker.name, listener=listener.name, content=content)
-    return None
+    fresh = [
+        content
+        for record in speaker.recall(query, moment, config.dialogue.news_candidates)
+        if (content := tellable(record, listener)) is not None and _key(content) not in told
+    ]
+    if not fresh:
+        return None
+    coming = [c for c in fresh if (at := clock_mention(c, moment)) is not None and at > moment]
+    return News(teller=speaker.name, listener=listener.name, content=(coming or fresh)[0])
 
 
 def tellable(record: MemoryRecord, listener: GenerativeAgent) -> str | None:

@@ -173,6 +173,32 @@ def copies(phrase: str, source: str, run: int = 3) -> bool:
     )
 
 
+_CLOCK = re.compile(
+    r"\b(\d{1,2})(?::(\d{2}))?\s*(?:(am|pm)|(?:-|to)\s*\d{1,2}(?::\d{2})?\s*(am|pm))\b",
+    re.IGNORECASE,
+)
+_MONTHS = [datetime(2000, m, 1).strftime("%B").lower() for m in range(1, 13)]
+_DATE = re.compile(rf"\b({'|'.join(_MONTHS)})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.IGNORECASE)
+
+
+def clock_mention(text: str, day: datetime) -> datetime | None:
+    """The first clock time a text names on `day` ("5pm", "5:30 pm", "from 5 to 7 pm"); None
+    when it names another date ("on February 14th" read on the 15th: yesterday's party)."""
+    date = _DATE.search(text)
+    named = date and (_MONTHS.index(date.group(1).lower()) + 1, int(date.group(2)))
+    if named and named != (day.month, day.day):
+        return None
+    match = _CLOCK.search(text)
+    if match is None:
+        return None
+    hour, minute = int(match.group(1)), int(match.group(2) or 0)
+    suffix = (match.group(3) or match.group(4)).lower()
+    if hour > 12 or minute > 59:
+        return None
+    hour = hour % 12 + (12 if suffix == "pm" else 0)
+    return day.replace(hour=hour, minute=minute, second=0, microsecond=0)
+
+
 def has_words(text: str) -> bool:
     """At least one real word (not only numbers, times and punctuation)."""
     return bool(re.search(r"[A-Za-z]{3,}", text))

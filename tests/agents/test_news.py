@@ -8,6 +8,7 @@ from mindstream.agents.generative import GenerativeAgent, Minds, converse
 from mindstream.agents.generative.agent import AgentState
 from mindstream.agents.generative.config import AgentConfig, DialogueConfig
 from mindstream.agents.generative.news import (
+    NEWS_QUERY,
     OPENINGS,
     News,
     addressed_right,
@@ -16,6 +17,7 @@ from mindstream.agents.generative.news import (
     in_first_person,
 )
 from mindstream.agents.generative.persona import Persona
+from mindstream.agents.generative.text import clock_mention
 from mindstream.lm import DecisionParseError
 from mindstream.lm.fakes import FakeScorer, HashEmbeddings, ScriptedChatModel
 from mindstream.memory import InMemoryStore, MemoryKind, MemoryStream
@@ -194,3 +196,31 @@ def test_a_model_that_names_no_option_still_tells_the_news_after_the_first_openi
     _, talks = converse([(isabella, maria)], minds, MOMENT, 1, TICK, town=NAMES)
     assert talks[0].lines[0][1] == "Nice weather. " + OPENINGS[0] + in_first_person(PARTY, isabella)
     assert talks[0].told == [("Isabella Rodriguez", PARTY)]
+
+
+def test_an_event_later_today_is_told_first_and_yesterdays_is_not_one() -> None:
+    """Isabella told "I want to invite everyone to the party" (no time, nothing to plan for)
+    before the party at 5 pm; read on the 15th, the party on the 14th is not to come."""
+    wish = "Isabella Rodriguez wants to invite everyone she meets to the party."
+    dated = "Isabella Rodriguez is planning a party on February 14th from 5pm to 7pm."
+
+    def isabella_and_maria() -> tuple[GenerativeAgent, GenerativeAgent]:
+        town, _, stream = _town()
+        isabella, maria = town["Isabella Rodriguez"], town["Maria Lopez"]
+        earlier = MOMENT - timedelta(hours=8)
+        stream.add_many(
+            [
+                isabella.memory(dated, earlier, importance=1, seed=True),
+                isabella.memory(wish, MOMENT, importance=10, seed=True),
+            ]
+        )
+        return isabella, maria
+
+    isabella, maria = isabella_and_maria()
+    query = NEWS_QUERY.format(speaker=isabella.name, listener=maria.name)
+    assert isabella.recall(query, MOMENT, 1)[0].text == wish  # retrieval alone tells the wish
+    isabella, maria = isabella_and_maria()  # (a recall marks what it read as just accessed)
+    assert (news := choose_news(isabella, maria, MOMENT)) is not None and news.content == dated
+    assert clock_mention(dated, MOMENT) == MOMENT.replace(hour=17, minute=0)
+    assert clock_mention(dated, MOMENT + timedelta(days=1)) is None
+    assert clock_mention("the party from 5 to 7 pm", MOMENT) == MOMENT.replace(hour=17, minute=0)

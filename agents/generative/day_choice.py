@@ -5,12 +5,12 @@ can choose. The day's parts are the routine's and one at each time a remembered 
 names with a place (the party at Hobbs Cafe at 5 pm). Without a routine the day has meals
 (breakfast, lunch, dinner: at home or at a place that serves food) and parts every three
 hours between them, each a choice among what the town affords (`Town.afforded`: home, the
-occupation, each place that is nobody's home); scored alike, a day of two-hour parts was
-one activity from 7 am to 10 pm for 23 of 25 agents. A part with a
-reason to leave the routine is a choice between the routine's activity and that reason (the
-inner voice for the part under way, the visit at the invitation's time), scored after a
-prompt with the agent's memories and calibrated against a neutral prompt, as places are; a
-part with nothing else to do keeps the routine's activity without a question.
+occupation, each place that is nobody's home); scored alike, a day of two-hour parts was one
+activity from 7 am to 10 pm for 23 of 25 agents. A part with a reason to leave the routine
+is a choice between the routine's activity and that reason (the inner voice for the part
+under way, the visit at the invitation's time), scored after a prompt with the agent's
+memories and calibrated against a neutral prompt, as places are; a part with nothing else to
+do keeps the routine's activity without a question.
 """
 
 from __future__ import annotations

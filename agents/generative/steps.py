@@ -177,23 +177,26 @@ class Dialogue(_Everyone):
             pairs, scene.minds, scene.moment, scene.tick, scene.step, town=list(scene.agents)
         )
         for (first, second), talk in zip(pairs, talks, strict=True):
-            said = [text for _, text in talk.lines] + [news for _, news in talk.told]
-            _replan_if_invited((first, second), said, scene)
+            for agent in (first, second):
+                heard = [text for who, text in talk.lines + talk.told if who != agent.name]
+                _replan_if_invited(agent, heard, scene)
         return Outcome(memories, [Talked(**t.model_dump()) for t in talks])
 
 
-def _replan_if_invited(
-    pair: tuple[GenerativeAgent, GenerativeAgent], said: list[str], scene: Scene
-) -> None:
-    """A talk that names a place and a time later today (an invitation), in a line or in the
-    news a line carried (the small model's line may drop the time), makes both plan the rest
-    of the day again, with the talk among their memories (the visit becomes a choice)."""
-    text = " ".join(said)
-    for agent in pair:
-        midnight = scene.moment.replace(hour=0, minute=0, second=0, microsecond=0)
-        end = midnight + timedelta(hours=agent.config.planning.day_end_hour)
-        if invitation(text, scene.world.areas(), scene.moment, end) is not None:
-            agent.plan_date = None
+def _replan_if_invited(agent: GenerativeAgent, heard: list[str], scene: Scene) -> None:
+    """What an agent heard that names a place and a time later today (an invitation), in a
+    line or in the news a line carried (the small model's line may drop the time), makes it
+    plan the rest of the day again, the talk among its memories (the visit becomes a choice);
+    not the one who said it, nor one whose plan already has the visit (a host re-planned after
+    every talk: 40 s of scoring each on the embedded model)."""
+    midnight = scene.moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    end = midnight + timedelta(hours=agent.config.planning.day_end_hour)
+    found = invitation(" ".join(heard), scene.world.areas(), scene.moment, end)
+    if found is None:
+        return
+    at, visit = found
+    if not any(s.covers(at) and s.activity == visit for s in agent.plan.day()):
+        agent.plan_date = None
 
 
 class ObjectReaction(_Everyone):

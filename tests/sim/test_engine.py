@@ -74,7 +74,7 @@ def test_nobody_stops_for_someone_asleep_and_a_sleeper_stops_for_nothing() -> No
     assert not [e for e in events if e.type in ("react?", "conversation")]
 
 
-def test_news_of_a_party_at_a_time_makes_both_plan_again_though_no_line_says_when() -> None:
+def test_news_of_a_party_at_a_time_makes_the_listener_plan_again_though_no_line_says_when() -> None:
     """The small model's line carries the news but drops its time: the news decides whether
     the talk was an invitation."""
     from mindstream.agents.generative import Minds
@@ -99,7 +99,7 @@ def test_news_of_a_party_at_a_time_makes_both_plan_again_though_no_line_says_whe
     events = engine.step()
     (talk,) = [e for e in events if e.type == "conversation"]
     assert not any("5 pm" in line for _, line in talk.lines or [])
-    assert [a.plan_date for a in engine.agents.values()] == [None, None]
+    assert [a.plan_date for a in engine.agents.values()] == ["2023-02-14", None]
 
 
 def test_plans_are_decomposed_into_short_actions_with_places() -> None:
@@ -406,14 +406,15 @@ def test_over_a_served_model_each_agent_plans_on_its_own_thread_to_the_same_plan
     assert not [t for t in runs[False][3] if t.startswith("mindstream-agent")]
 
 
-def test_an_invitation_in_a_talk_makes_both_plan_the_day_again() -> None:
+def test_an_invitation_in_a_talk_makes_the_one_invited_plan_the_day_again() -> None:
+    """Not the host, who said it (it re-planned after every talk)."""
     minds = scripted_minds()
     minds.model.rules["starts a conversation"] = "Come to my party at the Cafe at 5 pm!"  # type: ignore[attr-defined]
     stream = MemoryStream(InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance)
     engine = Engine(scenario(), stream, minds, CONFIG)
     assert [e.type for e in engine.step()].count("conversation") == 1  # 09:00
     again = [e for e in engine.step() if e.type == "plan"]  # 09:10
-    assert sorted(p.agent for p in again) == ["Ann Lee", "Bob Ray"]
+    assert [p.agent for p in again] == ["Bob Ray"]
 
 
 def test_a_talk_without_a_time_and_place_changes_no_plan() -> None:
@@ -444,3 +445,24 @@ def test_an_agent_remembers_what_it_is_doing_once_per_change_and_never_reacts_to
     own = [m.text for m in engine.stream.records("Ann Lee") if m.text.startswith("Ann Lee is ")]
     seed = "Ann Lee is hosting a party at the cafe tonight."
     assert [t for t in own if t != seed] == list(dict.fromkeys(doing))  # each change once
+
+
+def test_one_whose_plan_already_has_the_visit_does_not_plan_again() -> None:
+    import random
+    from datetime import timedelta
+
+    from mindstream.agents.generative.loop import Scene
+    from mindstream.agents.generative.plan import DAY, Plan, PlanStep
+    from mindstream.agents.generative.steps import _replan_if_invited
+
+    engine = _engine()
+    now = engine.clock.now()
+    scene = Scene(now, 1, timedelta(minutes=10), engine.agents, engine.world, engine.minds,
+                  random.Random(0))  # fmt: skip
+    bob = engine.agents["Bob Ray"]
+    five = now.replace(hour=17)
+    for activity, replans in (("go to Cafe", False), ("read at home", True)):
+        bob.plan = Plan(steps=[PlanStep(start=five, minutes=120, activity=activity, level=DAY)])
+        bob.plan_date = "2023-02-14"
+        _replan_if_invited(bob, ["Come to my party at the Cafe at 5 pm!"], scene)
+        assert (bob.plan_date is None) is replans

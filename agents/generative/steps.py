@@ -122,7 +122,7 @@ class Reacting(_Everyone):
             for a in agents
             if a.available(scene.moment)
             and not a.asleep(scene.moment)
-            and (sight := _salient(a, scene))
+            and (sight := _salient(a, scene) or _unmet(a, scene))
         ]
         if not candidates:
             return Outcome()
@@ -151,6 +151,18 @@ def _salient(agent: GenerativeAgent, scene: Scene) -> Sight | None:
         return eligible[0] if eligible else None
     rated = {r.text: r.importance for r in agent.stream.recent(4 * len(eligible), owner=agent.name)}
     return max(eligible, key=lambda s: rated.get(s.text, 0.0))
+
+
+def _unmet(agent: GenerativeAgent, scene: Scene) -> Sight | None:
+    """With nothing new in sight, someone here the agent has not talked to today: only new
+    sights were weighed before, so people who sat down together at 7 am never spoke once
+    the first greetings were over (26 talks by 2 pm in a day of 25 agents)."""
+    for sight in _sights(agent, scene):
+        last = agent.chatted.get(sight.subject)
+        today = last is not None and last.date() == scene.moment.date()
+        if sight.is_agent and not today and _may_stop_for(agent, sight, scene):
+            return sight
+    return None
 
 
 def _may_stop_for(agent: GenerativeAgent, sight: Sight, scene: Scene) -> bool:

@@ -466,3 +466,27 @@ def test_one_whose_plan_already_has_the_visit_does_not_plan_again() -> None:
         bob.plan_date = "2023-02-14"
         _replan_if_invited(bob, ["Come to my party at the Cafe at 5 pm!"], scene)
         assert (bob.plan_date is None) is replans
+
+
+def test_with_nothing_new_in_sight_someone_not_talked_to_today_is_weighed() -> None:
+    """People who sat down together never spoke once their first sights were old."""
+    import random
+    from datetime import timedelta
+
+    from mindstream.agents.generative.loop import Scene
+    from mindstream.agents.generative.steps import Reacting
+
+    engine = _engine(yes=0.1)
+    engine.step()  # they see each other and do not talk
+    now = engine.clock.now()
+    scene = Scene(now, 2, timedelta(minutes=10), engine.agents, engine.world, engine.minds,
+                  random.Random(0))  # fmt: skip
+    ann, bob = engine.agents["Ann Lee"], engine.agents["Bob Ray"]
+    assert engine.world.area_of(ann.location) == engine.world.area_of(bob.location)
+    scene.fresh = {}  # nothing new
+    asked = Reacting().run(list(engine.agents.values()), scene).events
+    assert sorted(e.to.split(" is ")[0] for e in asked) == ["Ann Lee", "Bob Ray"]
+    ann.chatted["Bob Ray"] = now - timedelta(hours=2)  # they talked this morning
+    bob.chatted["Ann Lee"] = now - timedelta(days=1)  # (Bob remembers it as yesterday)
+    asked = Reacting().run(list(engine.agents.values()), scene).events
+    assert [e.agent for e in asked] == ["Bob Ray"]

@@ -59,6 +59,24 @@ def choose_news(
     return News(teller=speaker.name, listener=listener.name, content=(coming or fresh)[0])
 
 
+def has_event_for(speaker: GenerativeAgent, listener: GenerativeAgent, moment: datetime) -> bool:
+    """Whether the speaker knows of something later today (a party at 5 pm) it has not told
+    this listener: a reason to go and talk to someone. Read from its latest memories without
+    a retrieval (which would mark them as just accessed every tick)."""
+    if not speaker.config.dialogue.news:
+        return False
+    told = set(speaker.told.get(listener.name, []))
+    for record in speaker.stream.recent(_EVENT_LOOK_BACK, owner=speaker.name):
+        content = tellable(record, listener)
+        at = None if content is None else clock_mention(content, moment)
+        if content is not None and at is not None and at > moment and _key(content) not in told:
+            return True
+    return False
+
+
+_EVENT_LOOK_BACK = 300  # latest memories searched for an event to tell
+
+
 def tellable(record: MemoryRecord, listener: GenerativeAgent) -> str | None:
     """What of a memory could be told to `listener`: a seed fact, news heard from someone other
     than the listener, or an object seen in a state other than idle. Not an inner voice (it is

@@ -14,7 +14,9 @@ from mindstream.agents.generative.news import (
     addressed_right,
     carries,
     choose_news,
+    has_event_for,
     in_first_person,
+    remember_telling,
 )
 from mindstream.agents.generative.persona import Persona
 from mindstream.agents.generative.text import clock_mention
@@ -220,7 +222,11 @@ def test_an_event_later_today_is_told_first_and_yesterdays_is_not_one() -> None:
     query = NEWS_QUERY.format(speaker=isabella.name, listener=maria.name)
     assert isabella.recall(query, MOMENT, 1)[0].text == wish  # retrieval alone tells the wish
     isabella, maria = isabella_and_maria()  # (a recall marks what it read as just accessed)
-    assert (news := choose_news(isabella, maria, MOMENT)) is not None and news.content == dated
+    news = choose_news(isabella, maria, MOMENT)
+    assert news is not None and news.content == dated
+    assert has_event_for(isabella, maria, MOMENT)  # a reason to go and talk to her
+    remember_telling(news, isabella)
+    assert not has_event_for(isabella, maria, MOMENT)
     assert clock_mention(dated, MOMENT) == MOMENT.replace(hour=17, minute=0)
     assert clock_mention(dated, MOMENT + timedelta(days=1)) is None
     assert clock_mention("the party from 5 to 7 pm", MOMENT) == MOMENT.replace(hour=17, minute=0)

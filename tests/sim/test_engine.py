@@ -468,15 +468,26 @@ def test_one_whose_plan_already_has_the_visit_does_not_plan_again() -> None:
         assert (bob.plan_date is None) is replans
 
 
-def test_with_nothing_new_in_sight_someone_not_talked_to_today_is_weighed() -> None:
-    """People who sat down together never spoke once their first sights were old."""
+def test_with_nothing_new_in_sight_one_with_an_event_to_tell_weighs_someone_unmet() -> None:
+    """Isabella, inviting, never spoke to the people in her cafe once their first sights
+    were old: only new sights were weighed."""
     import random
     from datetime import timedelta
 
     from mindstream.agents.generative.loop import Scene
     from mindstream.agents.generative.steps import Reacting
 
-    engine = _engine(yes=0.1)
+    agents = [
+        {**a.model_dump(include={"name", "age", "traits", "home", "memories"}),
+         "location": "Cafe: room"}
+        for a in scenario().agents
+    ]  # fmt: skip
+    agents[0]["memories"] = ["Ann Lee is hosting a party at Cafe at 5 pm today."]
+    minds = scripted_minds(0.1)
+    stream = MemoryStream(
+        InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance, config=CONFIG.stream
+    )
+    engine = Engine(scenario(agents=agents), stream, minds, CONFIG)
     engine.step()  # they see each other and do not talk
     now = engine.clock.now()
     scene = Scene(now, 2, timedelta(minutes=10), engine.agents, engine.world, engine.minds,
@@ -485,8 +496,6 @@ def test_with_nothing_new_in_sight_someone_not_talked_to_today_is_weighed() -> N
     assert engine.world.area_of(ann.location) == engine.world.area_of(bob.location)
     scene.fresh = {}  # nothing new
     asked = Reacting().run(list(engine.agents.values()), scene).events
-    assert sorted(e.to.split(" is ")[0] for e in asked) == ["Ann Lee", "Bob Ray"]
+    assert [(e.agent, e.to.split(" is ")[0]) for e in asked] == [("Ann Lee", "Bob Ray")]
     ann.chatted["Bob Ray"] = now - timedelta(hours=2)  # they talked this morning
-    bob.chatted["Ann Lee"] = now - timedelta(days=1)  # (Bob remembers it as yesterday)
-    asked = Reacting().run(list(engine.agents.values()), scene).events
-    assert [e.agent for e in asked] == ["Bob Ray"]
+    assert not Reacting().run(list(engine.agents.values()), scene).events

@@ -154,11 +154,11 @@ class GenerativeAgent:
     def available(self, moment: datetime) -> bool:
         return not (self.busy_until and moment < self.busy_until)
 
-    def asleep(self, moment: datetime) -> bool:
-        """Asleep neither stops for anything nor is stopped for (a 25-agent day's 22:00 had
-        18 agents asking whether to talk to someone sleeping)."""
+    def free_to_talk(self, moment: datetime) -> bool:
+        """Not talking and not asleep: asleep neither stops for anything nor is stopped for
+        (a 25-agent day's 22:00 had 18 agents asking whether to talk to someone sleeping)."""
         step = self.doing(moment)
-        return step is not None and step.activity == "sleep"
+        return self.available(moment) and not (step is not None and step.activity == "sleep")
 
     # ---- saving ------------------------------------------------------------------------
     def get_state(self) -> AgentState:

@@ -61,7 +61,7 @@ class Town:
     def afforded(self, agent: GenerativeAgent) -> list[str]:
         """Staying home (first: what a part under way continues when nothing else fits),
         the agent's occupation, and going to each public place."""
-        home = agent.persona.home.partition(":")[0].strip()
+        home = _home_area(agent)
         work = [f"work as {agent.persona.occupation}"] if agent.persona.occupation else []
         return [f"stay at {home}", *work, *(f"go to {a}" for a in self.public if a != home)]
 
@@ -69,8 +69,11 @@ class Town:
         """Home by its name, as the other places are: with "at home", all 25 agents of a
         day breakfasted at the cafe or the pub; on four residents' bare prompts the home's
         name won 10 of 12 meals, "at home" 3 of 12."""
-        home = agent.persona.home.partition(":")[0].strip()
-        return [f"have {name} at {a}" for a in (home, *self.eateries)]
+        return [f"have {name} at {a}" for a in (_home_area(agent), *self.eateries)]
+
+
+def _home_area(agent: GenerativeAgent) -> str:
+    return agent.persona.home.partition(":")[0].strip()
 
 
 @dataclass(frozen=True)

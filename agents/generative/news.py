@@ -55,23 +55,36 @@ def choose_news(
     ]
     if not fresh:
         return None
-    coming = [c for c in fresh if (at := clock_mention(c, moment)) is not None and at > moment]
+    coming = [c for c in fresh if _to_come(c, moment)]
     return News(teller=speaker.name, listener=listener.name, content=(coming or fresh)[0])
 
 
-def has_event_for(speaker: GenerativeAgent, listener: GenerativeAgent, moment: datetime) -> bool:
-    """Whether the speaker knows of something later today (a party at 5 pm) it has not told
-    this listener: a reason to go and talk to someone. Read from its latest memories without
-    a retrieval (which would mark them as just accessed every tick)."""
+def events_to_come(speaker: GenerativeAgent, moment: datetime) -> list[MemoryRecord]:
+    """The speaker's latest memories of something later today (a party at 5 pm): reasons to
+    go and talk to someone. Read without a retrieval (which would mark them as just accessed
+    every tick), once per speaker for everyone it might talk to."""
     if not speaker.config.dialogue.news:
-        return False
+        return []
+    latest = speaker.stream.recent(_EVENT_LOOK_BACK, owner=speaker.name)
+    return [record for record in latest if _to_come(record.text, moment)]
+
+
+def has_event_for(
+    speaker: GenerativeAgent, listener: GenerativeAgent, events: Sequence[MemoryRecord]
+) -> bool:
+    """Whether one of the speaker's `events_to_come` is tellable to this listener and not yet
+    told to them."""
     told = set(speaker.told.get(listener.name, []))
-    for record in speaker.stream.recent(_EVENT_LOOK_BACK, owner=speaker.name):
-        content = tellable(record, listener)
-        at = None if content is None else clock_mention(content, moment)
-        if content is not None and at is not None and at > moment and _key(content) not in told:
-            return True
-    return False
+    return any(
+        (content := tellable(record, listener)) is not None and _key(content) not in told
+        for record in events
+    )
+
+
+def _to_come(text: str, moment: datetime) -> bool:
+    """Whether `text` names a time later today."""
+    at = clock_mention(text, moment)
+    return at is not None and at > moment
 
 
 _EVENT_LOOK_BACK = 300  # latest memories searched for an event to tell

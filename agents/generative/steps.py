@@ -11,7 +11,7 @@ from mindstream.agents.generative.agent import GenerativeAgent
 from mindstream.agents.generative.day_choice import Town, invitation
 from mindstream.agents.generative.events import ReactDecision, Reflected, Talked
 from mindstream.agents.generative.loop import Outcome, Scene, Stage
-from mindstream.agents.generative.news import has_event_for
+from mindstream.agents.generative.news import events_to_come, has_event_for
 from mindstream.agents.generative.places import choose_places
 from mindstream.agents.generative.planning import decompose, plan_days, refresh_summaries
 from mindstream.agents.generative.reactions import Sight, decide_reactions, react_to_objects
@@ -121,9 +121,7 @@ class Reacting(_Everyone):
         candidates = [
             (a, sight)
             for a in agents
-            if a.available(scene.moment)
-            and not a.asleep(scene.moment)
-            and (sight := _salient(a, scene) or _unmet(a, scene))
+            if a.free_to_talk(scene.moment) and (sight := _salient(a, scene) or _unmet(a, scene))
         ]
         if not candidates:
             return Outcome()
@@ -160,6 +158,9 @@ def _unmet(agent: GenerativeAgent, scene: Scene) -> Sight | None:
     inviting, never spoke to the people who sat down in her cafe once their first sights
     were old. Not everyone unmet: a talk costs about 19 s on the embedded model, and 41
     talks in two hours made a day take 100 minutes."""
+    events = events_to_come(agent, scene.moment)
+    if not events:
+        return None
     for sight in _sights(agent, scene):
         last = agent.chatted.get(sight.subject)
         today = last is not None and last.date() == scene.moment.date()
@@ -167,7 +168,7 @@ def _unmet(agent: GenerativeAgent, scene: Scene) -> Sight | None:
             sight.is_agent
             and not today
             and _may_stop_for(agent, sight, scene)
-            and has_event_for(agent, scene.agents[sight.subject], scene.moment)
+            and has_event_for(agent, scene.agents[sight.subject], events)
         ):
             return sight
     return None
@@ -179,8 +180,7 @@ def _may_stop_for(agent: GenerativeAgent, sight: Sight, scene: Scene) -> bool:
     other = scene.agents[sight.subject]
     last = agent.chatted.get(other.name)
     cooldown = timedelta(minutes=agent.config.dialogue.cooldown_minutes)
-    awake = other.available(scene.moment) and not other.asleep(scene.moment)
-    return awake and (last is None or scene.moment - last >= cooldown)
+    return other.free_to_talk(scene.moment) and (last is None or scene.moment - last >= cooldown)
 
 
 class Dialogue(_Everyone):

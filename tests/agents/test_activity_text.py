@@ -74,15 +74,20 @@ def test_what_a_persona_is_is_not_what_it_does() -> None:
     assert not jennifer.describes("paint in the garden") and not jennifer.describes("paint")
 
 
+def _hours(agent: GenerativeAgent, step: PlanStep, reply: str) -> list[str]:
+    """The hours `decompose` makes of `step` when the model lists `reply`."""
+    agent.plan.steps.append(step)
+    minds = Minds(ScriptedChatModel(rules={}, default=reply), FakeScorer())
+    decompose([agent], minds, NINE)
+    return [s.activity for s in agent.plan.steps if s.level == HOUR]
+
+
 def test_an_hour_listed_as_a_description_keeps_the_broad_step() -> None:
     persona = Persona(name="Rajiv Patel", age=30, occupation="painter", home="flat: studio")
     agent = GenerativeAgent(persona, MemoryStream(InMemoryStore(), HashEmbeddings()))
     step = PlanStep(start=NINE, minutes=180, activity="paint in the studio", level=DAY)
-    agent.plan.steps.append(step)
     reply = "9:00 am: raj\n2) 10:00 am: painter\n3) 11:00 am: he plans to buy paints from 11"
-    minds = Minds(ScriptedChatModel(rules={}, default=reply), FakeScorer())
-    decompose([agent], minds, NINE)
-    hours = [s.activity for s in agent.plan.steps if s.level == HOUR]
+    hours = _hours(agent, step, reply)
     assert hours == ["buy paints", "paint in the studio", "paint in the studio"]
 
 
@@ -92,11 +97,8 @@ def test_an_hour_copied_from_the_prompts_description_keeps_the_broad_step() -> N
     agent = GenerativeAgent(persona, MemoryStream(InMemoryStore(), HashEmbeddings()))
     agent.summary = "Ryan Park is a curious and ambitious individual driven by a desire to help."
     step = PlanStep(start=NINE, minutes=240, activity="go to Hobbs Cafe", level=DAY)
-    agent.plan.steps.append(step)
     reply = "innate traits\n2) curious and ambitious\n3) a desire to help\n4) write some code"
-    minds = Minds(ScriptedChatModel(rules={}, default=reply), FakeScorer())
-    decompose([agent], minds, NINE)
-    hours = [s.activity for s in agent.plan.steps if s.level == HOUR]
+    hours = _hours(agent, step, reply)
     assert hours == ["write some code", *["go to Hobbs Cafe"] * 3]
 
 

@@ -14,6 +14,7 @@ from mindstream.agents.generative.news import (
     addressed_right,
     carries,
     choose_news,
+    events_to_come,
     has_event_for,
     in_first_person,
     remember_telling,
@@ -224,9 +225,10 @@ def test_an_event_later_today_is_told_first_and_yesterdays_is_not_one() -> None:
     isabella, maria = isabella_and_maria()  # (a recall marks what it read as just accessed)
     news = choose_news(isabella, maria, MOMENT)
     assert news is not None and news.content == dated
-    assert has_event_for(isabella, maria, MOMENT)  # a reason to go and talk to her
+    events = events_to_come(isabella, MOMENT)
+    assert has_event_for(isabella, maria, events)  # a reason to go and talk to her
     remember_telling(news, isabella)
-    assert not has_event_for(isabella, maria, MOMENT)
+    assert not has_event_for(isabella, maria, events)
     assert clock_mention(dated, MOMENT) == MOMENT.replace(hour=17, minute=0)
     assert clock_mention(dated, MOMENT + timedelta(days=1)) is None
     assert clock_mention("the party from 5 to 7 pm", MOMENT) == MOMENT.replace(hour=17, minute=0)

@@ -26,6 +26,17 @@ def _engine(yes: float = 0.9) -> Engine:
     return Engine(scenario(), stream, minds, CONFIG)
 
 
+def _party_at_five() -> Scenario:
+    """The two friends in the cafe, Ann hosting a party there at 5 pm today."""
+    agents = [
+        {**a.model_dump(include={"name", "age", "traits", "home", "memories"}),
+         "location": "Cafe: room"}
+        for a in scenario().agents
+    ]  # fmt: skip
+    agents[0]["memories"] = ["Ann Lee is hosting a party at Cafe at 5 pm today."]
+    return scenario(agents=agents)
+
+
 def test_two_agents_in_one_room_meet_talk_and_both_remember() -> None:
     engine = _engine()
     events = engine.step()
@@ -81,12 +92,6 @@ def test_news_of_a_party_at_a_time_makes_the_listener_plan_again_though_no_line_
     from mindstream.lm.fakes import FakeScorer, ScriptedChatModel
     from tests.sim.conftest import REPLIES
 
-    agents = [
-        {**a.model_dump(include={"name", "age", "traits", "home", "memories"}),
-         "location": "Cafe: room"}
-        for a in scenario().agents
-    ]  # fmt: skip
-    agents[0]["memories"] = ["Ann Lee is hosting a party at Cafe at 5 pm today."]
     opening = "I'm hosting a party at Cafe today, are you coming?"
     rules = {**REPLIES, "starts a conversation": opening}
     minds = Minds(
@@ -95,7 +100,7 @@ def test_news_of_a_party_at_a_time_makes_the_listener_plan_again_though_no_line_
     stream = MemoryStream(
         InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance, config=CONFIG.stream
     )
-    engine = Engine(scenario(agents=agents), stream, minds, CONFIG)
+    engine = Engine(_party_at_five(), stream, minds, CONFIG)
     events = engine.step()
     (talk,) = [e for e in events if e.type == "conversation"]
     assert not any("5 pm" in line for _, line in talk.lines or [])
@@ -477,17 +482,11 @@ def test_with_nothing_new_in_sight_one_with_an_event_to_tell_weighs_someone_unme
     from mindstream.agents.generative.loop import Scene
     from mindstream.agents.generative.steps import Reacting
 
-    agents = [
-        {**a.model_dump(include={"name", "age", "traits", "home", "memories"}),
-         "location": "Cafe: room"}
-        for a in scenario().agents
-    ]  # fmt: skip
-    agents[0]["memories"] = ["Ann Lee is hosting a party at Cafe at 5 pm today."]
     minds = scripted_minds(0.1)
     stream = MemoryStream(
         InMemoryStore(), HashEmbeddings(), rater=minds.rate_importance, config=CONFIG.stream
     )
-    engine = Engine(scenario(agents=agents), stream, minds, CONFIG)
+    engine = Engine(_party_at_five(), stream, minds, CONFIG)
     engine.step()  # they see each other and do not talk
     now = engine.clock.now()
     scene = Scene(now, 2, timedelta(minutes=10), engine.agents, engine.world, engine.minds,

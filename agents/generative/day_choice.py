@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 
 from mindstream.agents.generative.agent import GenerativeAgent
 from mindstream.agents.generative.minds import Minds
+from mindstream.agents.generative.news import events_to_come
 from mindstream.agents.generative.places import Places
 from mindstream.agents.generative.plan import parse_timed
 from mindstream.agents.generative.prompts import PLAN_CHOICE, PLAN_CHOICE_BASELINE
@@ -169,11 +170,14 @@ def _routine_times(agent: GenerativeAgent, moment: datetime) -> list[tuple[datet
 def _timed_visits(
     agent: GenerativeAgent, areas: Sequence[str], moment: datetime, end: datetime
 ) -> list[tuple[datetime, str]]:
-    """(time, "go to <area>") for each memory about today's plans that is an invitation; the
-    agent's own past plans are not invitations."""
+    """(time, "go to <area>") for each memory about today's plans that is an invitation, and
+    for each piece of news told to the agent that names a place and a time today (retrieval
+    for "plans" missed Klaus's "Isabella told me: party at Hobbs Cafe at 5 pm", so his later
+    re-plans never offered the visit); the agent's own past plans are not invitations."""
     own_plan = f"{agent.name}'s plan for"
+    told = [r.text for r in events_to_come(agent, moment) if r.metadata.get("told_by")]
     visits: dict[datetime, str] = {}
-    for text in agent.context(f"{agent.name}'s plans for today", moment):
+    for text in [*agent.context(f"{agent.name}'s plans for today", moment), *told]:
         found = invitation(text, areas, moment, end)
         if found is not None and not text.startswith(own_plan):
             visits.setdefault(*found)

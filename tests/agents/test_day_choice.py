@@ -153,3 +153,22 @@ def test_an_invitation_at_a_routine_time_is_one_part_with_both_options() -> None
     agent = _agent(["Come to the party at Hobbs Cafe at 4 pm today."])
     at_four = [s for s in day_slots(agent, TOWN, MORNING) if s.start.hour == 16]
     assert [s.options for s in at_four] == [("go to Hobbs Cafe", "read at home")]
+
+
+def test_news_told_of_a_place_and_time_today_is_a_visit_even_when_retrieval_misses_it() -> None:
+    agent = _agent([f"Ann Lee's plans for today are quiet, note {n}." for n in range(40)])
+    told = "Isabella Rodriguez told Ann Lee: party at Hobbs Cafe at 5 pm today."
+    agent.stream.add_many(
+        [
+            new_memory(
+                text=told,
+                owner="Ann Lee",
+                importance=5,
+                created_at=MORNING,
+                metadata={"news": told, "told_by": "Isabella Rodriguez"},
+            )
+        ]
+    )
+    assert told not in agent.context("Ann Lee's plans for today", MORNING)
+    at_five = [s for s in day_slots(agent, TOWN, MORNING) if s.start.hour == 17]
+    assert at_five and at_five[0].options[0] == "go to Hobbs Cafe"

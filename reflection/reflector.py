@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -75,6 +76,14 @@ class Reflector:
             if record.status is MemoryStatus.ACTIVE:
                 total += record.importance
         return total
+
+    def fruitless(self) -> dict[str, str]:
+        """Each owner's newest memory at its last attempt that stored nothing: a resumed run
+        keeps it, else every agent tries again at once (7 agents at 23:00 on a resumed day)."""
+        return dict(self._tried)
+
+    def resume_fruitless(self, tried: Mapping[str, str]) -> None:
+        self._tried = dict(tried)
 
     def should_reflect(self, owner: str) -> bool:
         return self.importance_since_last(owner) >= self.config.threshold

@@ -44,6 +44,7 @@ class Checkpoint(BaseModel):
     ledger: dict[str, dict[str, float]]  # usage per component
     wall_seconds: float = 0.0
     model_seconds: float = 0.0
+    fruitless: dict[str, str] = {}  # agent -> its newest memory at a reflection that stored nothing
 
 
 class RunFolder:

@@ -159,6 +159,7 @@ class Engine:
             ledger=self.minds.ledger.as_dict(),
             wall_seconds=self.wall_seconds,
             model_seconds=self.model_seconds,
+            fruitless=self.reflector.fruitless() if self.reflector else {},
         )
 
     def set_state(self, state: Checkpoint) -> None:
@@ -173,3 +174,5 @@ class Engine:
         self.wall_seconds = state.wall_seconds
         self.model_seconds = state.model_seconds
         self.minds.restore_counts(state.requests, state.ledger)
+        if self.reflector is not None:
+            self.reflector.resume_fruitless(state.fruitless)

@@ -498,3 +498,13 @@ def test_with_nothing_new_in_sight_one_with_an_event_to_tell_weighs_someone_unme
     assert [(e.agent, e.to.split(" is ")[0]) for e in asked] == [("Ann Lee", "Bob Ray")]
     ann.chatted["Bob Ray"] = now - timedelta(hours=2)  # they talked this morning
     assert not Reacting().run(list(engine.agents.values()), scene).events
+
+
+def test_a_resumed_run_remembers_whose_reflection_came_to_nothing(tmp_path: Path) -> None:
+    first = start_run(scenario(), tmp_path / "run", _parts())
+    assert first.reflector is not None
+    first.reflector.resume_fruitless({"Ann Lee": "memory-at-the-attempt"})
+    first.run(1)
+    resumed, _ = resume_run(tmp_path / "run", _parts())
+    assert resumed.reflector is not None
+    assert resumed.reflector.fruitless() == {"Ann Lee": "memory-at-the-attempt"}

@@ -47,6 +47,7 @@ class GenerativeAgent:
         self.yesterday = "had an ordinary day."
         self.intentions: list[str] = []  # inner-voice instructions the next day plan must see
         self.told: dict[str, list[str]] = {}  # per listener, the news told them (`news`)
+        self.weighed: list[str] = []  # invitations ("<when> go to <place>") planned around
         # Recalling sets last access, as in the paper; an evaluation that restores the agent
         # under several conditions turns it off, so one condition cannot change the next.
         self.touches = True
@@ -174,6 +175,7 @@ class GenerativeAgent:
             yesterday=self.yesterday,
             intentions=list(self.intentions),
             told={who: list(news) for who, news in self.told.items()},
+            weighed=list(self.weighed),
         )
 
     def set_state(self, state: AgentState) -> None:
@@ -188,6 +190,7 @@ class GenerativeAgent:
         self.yesterday = state.yesterday
         self.intentions = list(state.intentions)
         self.told = {who: list(news) for who, news in state.told.items()}
+        self.weighed = list(state.weighed)
 
 
 class AgentState(BaseModel):
@@ -206,3 +209,4 @@ class AgentState(BaseModel):
     yesterday: str = "had an ordinary day."
     intentions: list[str] = []  # a checkpoint from before whispers were planned with has none
     told: dict[str, list[str]] = {}  # and one from before talk carried news, none
+    weighed: list[str] = []

@@ -208,15 +208,20 @@ def _replan_if_invited(agent: GenerativeAgent, heard: list[str], scene: Scene) -
     line or in the news a line carried (the small model's line may drop the time), makes it
     plan the rest of the day again, the talk among its memories (the visit becomes a choice);
     not the one who said it, nor one whose plan already has the visit (a host re-planned after
-    every talk: 40 s of scoring each on the embedded model)."""
+    every talk: 40 s of scoring each on the embedded model), nor one who already planned
+    around this invitation and chose otherwise (Klaus re-planned three times in an hour, once
+    for each person who told him of the party)."""
     midnight = scene.moment.replace(hour=0, minute=0, second=0, microsecond=0)
     end = midnight + timedelta(hours=agent.config.planning.day_end_hour)
     found = invitation(" ".join(heard), scene.world.areas(), scene.moment, end)
     if found is None:
         return
     at, visit = found
-    if not any(s.covers(at) and s.activity == visit for s in agent.plan.day()):
-        agent.plan_date = None
+    key = f"{at.isoformat()} {visit}"
+    if key in agent.weighed or any(s.covers(at) and s.activity == visit for s in agent.plan.day()):
+        return
+    agent.weighed.append(key)
+    agent.plan_date = None
 
 
 class ObjectReaction(_Everyone):

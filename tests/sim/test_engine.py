@@ -452,7 +452,7 @@ def test_an_agent_remembers_what_it_is_doing_once_per_change_and_never_reacts_to
     assert [t for t in own if t != seed] == list(dict.fromkeys(doing))  # each change once
 
 
-def test_one_whose_plan_already_has_the_visit_does_not_plan_again() -> None:
+def test_one_whose_plan_has_the_visit_or_who_weighed_it_does_not_plan_again() -> None:
     import random
     from datetime import timedelta
 
@@ -471,6 +471,12 @@ def test_one_whose_plan_already_has_the_visit_does_not_plan_again() -> None:
         bob.plan_date = "2023-02-14"
         _replan_if_invited(bob, ["Come to my party at the Cafe at 5 pm!"], scene)
         assert (bob.plan_date is None) is replans
+    # told again after planning around it (and choosing to read): no new plan, and a resumed
+    # run remembers it
+    bob.plan_date = "2023-02-14"
+    bob.set_state(bob.get_state())
+    _replan_if_invited(bob, ["Ann says: the party at the Cafe at 5 pm!"], scene)
+    assert bob.plan_date == "2023-02-14"
 
 
 def test_with_nothing_new_in_sight_one_with_an_event_to_tell_weighs_someone_unmet() -> None:

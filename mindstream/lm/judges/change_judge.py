@@ -168,8 +168,13 @@ def quantize(source: Path, target: Path) -> None:
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    logging.getLogger().setLevel(logging.ERROR)  # its advice to pre-process is not for BERT
-    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # its advice to pre-process is not for BERT
+    try:
+        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8)
+    finally:
+        root.setLevel(level)  # else every later warning of the process is lost
 
 
 def export(model: Any, path: Path) -> None:

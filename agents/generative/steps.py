@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from mindstream.agents.generative.agent import GenerativeAgent
 from mindstream.agents.generative.day_choice import Town, invitation
@@ -158,20 +158,22 @@ def _unmet(agent: GenerativeAgent, scene: Scene) -> Sight | None:
     inviting, never spoke to the people who sat down in her cafe once their first sights
     were old. Not everyone unmet: a talk costs about 19 s on the embedded model, and 41
     talks in two hours made a day take 100 minutes."""
+    unmet = [
+        sight
+        for sight in _sights(agent, scene)
+        if sight.is_agent
+        and not _talked_today(agent, sight.subject, scene.moment)
+        and _may_stop_for(agent, sight, scene)
+    ]
+    if not unmet:
+        return None  # alone, or everyone here met: no reading of the agent's memories
     events = events_to_come(agent, scene.moment)
-    if not events:
-        return None
-    for sight in _sights(agent, scene):
-        last = agent.chatted.get(sight.subject)
-        today = last is not None and last.date() == scene.moment.date()
-        if (
-            sight.is_agent
-            and not today
-            and _may_stop_for(agent, sight, scene)
-            and has_event_for(agent, scene.agents[sight.subject], events)
-        ):
-            return sight
-    return None
+    return next((s for s in unmet if has_event_for(agent, scene.agents[s.subject], events)), None)
+
+
+def _talked_today(agent: GenerativeAgent, other: str, moment: datetime) -> bool:
+    last = agent.chatted.get(other)
+    return last is not None and last.date() == moment.date()
 
 
 def _may_stop_for(agent: GenerativeAgent, sight: Sight, scene: Scene) -> bool:

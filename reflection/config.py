@@ -24,6 +24,13 @@ class ReflectionConfig(BaseModel):
         description="a cited memory must be this similar (cosine) to the insight to count as "
         "evidence; None trusts the model's citations as given",
     )
+    min_found_evidence: int | None = Field(
+        2,
+        ge=1,
+        description="an insight citing nothing that supports it is kept when this many distinct "
+        "memories it was given are similar enough to it (they become its evidence); None drops "
+        "it. Needs min_evidence_similarity",
+    )
 
 
 class SelfRefineConfig(BaseModel):

@@ -26,7 +26,7 @@ def _words(text: str) -> set[str]:
 
 class ParsedInsight(BaseModel):
     text: str
-    citations: list[int]  # 1-based statement numbers, all within range
+    citations: list[int]  # 1-based statement numbers, all within range; empty if kept uncited
 
 
 class InsightParse(BaseModel):
@@ -60,24 +60,28 @@ def parse_questions(text: str, limit: int, echo_of: str = "") -> list[str]:
     return questions
 
 
-def parse_insights(text: str, statement_count: int, limit: int) -> InsightParse:
-    """Insights of the form `insight (because of 1, 5, 3)` citing statements in range."""
+def parse_insights(
+    text: str, statement_count: int, limit: int, *, keep_uncited: bool = False
+) -> InsightParse:
+    """Insights of the form `insight (because of 1, 5, 3)` citing statements in range. With
+    `keep_uncited`, a line without a usable citation is kept with none, for the caller to find
+    its evidence (the 135M model cites in its first line or two, then stops citing)."""
     insights: list[ParsedInsight] = []
     dropped: list[str] = []
     for line in _lines(text):
         match = _CITATION.match(line)
-        if match is None:
-            dropped.append(f"no citation: {line[:80]}")
-            continue
-        body = match.group("text").strip().rstrip(".,;:")
-        refs = [int(n) for n in re.findall(r"\d+", match.group("refs"))]
+        body = line if match is None else match.group("text")
+        body = body.strip().rstrip(".,;:")
+        refs = [] if match is None else [int(n) for n in re.findall(r"\d+", match.group("refs"))]
         valid = sorted({n for n in refs if 1 <= n <= statement_count})
         if len(body.split()) < MIN_WORDS:
             dropped.append(f"too short: {line[:80]}")
-        elif not valid:
-            dropped.append(f"citations out of range {refs}: {line[:80]}")
-        else:
+        elif valid or keep_uncited:
             insights.append(ParsedInsight(text=body, citations=valid))
+        elif match is None:
+            dropped.append(f"no citation: {line[:80]}")
+        else:
+            dropped.append(f"citations out of range {refs}: {line[:80]}")
         if len(insights) == limit:
             break
     return InsightParse(insights=insights, dropped=dropped)

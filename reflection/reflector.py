@@ -26,6 +26,7 @@ from mindstream.memory import (
     new_memory,
 )
 from mindstream.reflection.config import ReflectionConfig
+from mindstream.reflection.evidence import distinct, names, naming, owner_names, unnamed
 from mindstream.reflection.parsing import ParsedInsight, parse_insights, parse_questions
 from mindstream.reflection.prompts import (
     EXAMPLE_INSIGHTS,
@@ -160,28 +161,30 @@ class Reflector:
         # Active reflections only, and not the stale ones being replaced: re-deriving the same
         # insight from evidence that still stands is the point of `rederive`.
         seen = {
-            _normal(r.text)
+            _gist(r.text)
             for r in self.stream.records(owner)
             if r.kind is MemoryKind.REFLECTION
             and r.status is MemoryStatus.ACTIVE
             and r.id not in (exclude or set())
         }
+        keep_uncited = self.config.min_found_evidence is not None
         for question, evidence, reply in zip(questions, evidence_sets, replies, strict=True):
-            parsed = parse_insights(reply, len(evidence), self.config.insights_per_question)
+            parsed = parse_insights(
+                reply, len(evidence), self.config.insights_per_question, keep_uncited=keep_uncited
+            )
             dropped += parsed.dropped
             given = _words(" ".join([owner, *(r.text for r in evidence)]))
             for insight in parsed.insights:
-                cited = self._supported(insight.text, [evidence[n - 1] for n in insight.citations])
-                if _normal(insight.text) in seen:
+                if _gist(insight.text) in seen:
                     dropped.append(f"duplicate: {insight.text[:80]}")
                 elif _echoes_example(insight.text, given):
                     dropped.append(f"the prompt's example: {insight.text[:80]}")
                 elif _copies_a_memory(insight.text, owner, evidence):
                     dropped.append(f"a copy of a memory, not an insight: {insight.text[:80]}")
-                elif not cited:
-                    dropped.append(f"citations do not support it: {insight.text[:80]}")
+                elif not (cited := self._supported(owner, insight, evidence)):
+                    dropped.append(f"no memory it was given supports it: {insight.text[:80]}")
                 else:
-                    seen.add(_normal(insight.text))
+                    seen.add(_gist(insight.text))
                     pending.append((question, insight, cited))
         records = self.stream.add_many([_as_memory(owner, q, p, cited) for q, p, cited in pending])
         insights = [
@@ -193,15 +196,37 @@ class Reflector:
         )
         return insights, dropped
 
-    def _supported(self, text: str, cited: list[MemoryRecord]) -> list[MemoryRecord]:
-        """The cited memories that are about what the insight says (small models often cite
-        numbers copied from the example instead of the statements they used)."""
+    def _supported(
+        self, owner: str, insight: ParsedInsight, evidence: list[MemoryRecord]
+    ) -> list[MemoryRecord]:
+        """The cited memories that support the insight (`reflection.evidence`: alike in what
+        they say, each naming whom it names); small models often cite numbers copied from the
+        example. When none does, the given memories that do, if `min_found_evidence` distinct
+        ones do: an insight rests on more than one memory."""
+        cited = [evidence[n - 1] for n in insight.citations]
         threshold = self.config.min_evidence_similarity
-        if threshold is None or not cited:
+        if threshold is None:
             return cited
-        vectors = self.stream.embed([text] + [r.text for r in cited])
+        wanted, own = names(insight.text), owner_names(owner, insight.text)
+        similar = naming(self._alike(insight.text, cited, threshold), wanted, own) if cited else []
+        if similar:
+            return similar
+        needed = self.config.min_found_evidence
+        if needed is None:
+            return []
+        found = distinct(naming(self._alike(insight.text, evidence, threshold), wanted, own))
+        return found if len(found) >= needed else []
+
+    def _alike(
+        self, text: str, memories: list[MemoryRecord], threshold: float
+    ) -> list[MemoryRecord]:
+        """`memories` saying something at least `threshold` similar (cosine, names left out) to
+        `text`, most similar first."""
+        texts = [text, *(r.text for r in memories)]
+        vectors = self.stream.embed([unnamed(t) for t in texts])
         similarity = vectors[1:] @ vectors[0]
-        return [r for r, sim in zip(cited, similarity, strict=True) if sim >= threshold]
+        ranked = sorted(zip(similarity, range(len(memories)), strict=True), reverse=True)
+        return [memories[i] for sim, i in ranked if sim >= threshold]
 
     def _ask_batch(self, prompts: list[list[BaseMessage]]) -> list[str]:
         return complete_batch(self.model, prompts, "reflection", max_tokens=self.config.max_tokens)
@@ -253,8 +278,10 @@ _EXAMPLE_WORDS = _words(f"{EXAMPLE_STATEMENTS} {EXAMPLE_INSIGHTS}") - _words(EXA
 _EXAMPLE_NAMES = _words(f"{EXAMPLE_OWNER} Maria Hobbs")
 
 
-def _normal(text: str) -> str:
-    return " ".join(text.lower().split())
+def _gist(text: str) -> frozenset[str]:
+    """Two insights with the same longer words say the same thing ("Carmen is a creative and
+    creative person", "Carmen is a creative person")."""
+    return frozenset(_words(text))
 
 
 def _numbered(records: list[MemoryRecord]) -> str:

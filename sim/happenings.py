@@ -64,6 +64,7 @@ class Happenings(BaseModel):
     fixed: list[str] = []  # objects a deed set back to idle ("...: stove is idle")
     reflections: int  # times an agent reflected
     insights: int
+    reflected: dict[str, dict[str, int]] = {}  # day (YYYY-MM-DD) -> agent -> times it reflected
     place_named: int = 0  # agent-ticks whose activity names one of the areas
     place_matched: int = 0  # ... of which the agent was in that area
 
@@ -91,8 +92,16 @@ def happenings(events: Sequence[Event], areas: Sequence[str] = ()) -> Happenings
         fixed=[e.changed for e in events if isinstance(e, Reaction) and e.changed],
         reflections=len(reflections),
         insights=sum(len(e.insights) for e in reflections),
+        reflected=_by_day(reflections),
         **_places_kept(events, areas),
     )
+
+
+def _by_day(reflections: Sequence[Reflected]) -> dict[str, dict[str, int]]:
+    days: dict[str, Counter[str]] = {}
+    for event in reflections:
+        days.setdefault(event.time[:10], Counter())[event.agent] += 1
+    return {day: dict(agents) for day, agents in days.items()}
 
 
 def _places_kept(events: Sequence[Event], areas: Sequence[str]) -> dict[str, int]:

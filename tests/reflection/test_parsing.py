@@ -54,3 +54,13 @@ def test_insights_keep_only_citations_in_range() -> None:
 def test_empty_reply_gives_nothing() -> None:
     parsed = parse_insights("", 5, 5)
     assert parsed.insights == [] and parsed.dropped == []
+
+
+def test_uncited_insights_are_kept_without_citations_when_asked() -> None:
+    text = "1. Klaus works hard on his paper\n2. Klaus likes Maria (because of 12)\n3. ok"
+    parsed = parse_insights(text, statement_count=5, limit=5, keep_uncited=True)
+    assert [(i.text, i.citations) for i in parsed.insights] == [
+        ("Klaus works hard on his paper", []),
+        ("Klaus likes Maria", []),
+    ]
+    assert parsed.dropped == ["too short: ok"]

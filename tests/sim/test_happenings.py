@@ -42,3 +42,16 @@ def test_an_event_its_witnesses_their_reactions_and_a_whisper_are_counted(tmp_pa
     assert f"| {thing} is burning | Ann Lee (0.90), Bob Ray (0.90) | Ann Lee, Bob Ray |" in text
     assert f"news told: 2). Reactions: 2 (put right: {thing} is idle)." in text
     assert "You want to run for mayor." in text
+
+
+def test_reflections_are_counted_by_day_and_agent() -> None:
+    from mindstream.sim.events import Reflected
+
+    events = [
+        Reflected(time="2023-02-14T09:00:00+00:00", agent="Ann Lee", insights=["a"]),
+        Reflected(time="2023-02-14T21:00:00+00:00", agent="Ann Lee", insights=["b", "c"]),
+        Reflected(time="2023-02-15T08:00:00+00:00", agent="Bob Ray", insights=["d"]),
+    ]
+    found = happenings(events)
+    assert found.reflections == 3 and found.insights == 4
+    assert found.reflected == {"2023-02-14": {"Ann Lee": 2}, "2023-02-15": {"Bob Ray": 1}}

@@ -95,6 +95,7 @@ def _markdown(result: dict[str, Any]) -> str:
             _component_table(day),
             _what_happened(found),
             _measures(day["metrics"]),
+            _by_day(day),
             f"![knowledge and relationships over the day]({result['section']}_diffusion.png)",
             f"![where everyone was]({result['section']}_timeline.png)",
         ]
@@ -193,3 +194,24 @@ def _measures(metrics: dict[str, Any]) -> str:
         )
         lines.append(f"At {gathering['area']} during the {topic} ({gathering['window']}): {shown}.")
     return "\n\n".join(lines)
+
+
+def _by_day(day: dict[str, Any]) -> str:
+    """The paper's second-day question: where each day ended (the hour-by-hour measures'
+    last hour of that date), and how many agents reflected that day."""
+    ends: dict[str, dict[str, Any]] = {}
+    for hour in day["metrics"].get("hourly", []):
+        ends[hour["time"][:10]] = hour
+    reflected = day["happenings"].get("reflected", {})
+    topics = list(day["metrics"]["diffusion"]["start"])
+    rows = []
+    for date, hour in ends.items():
+        agents = reflected.get(date, {})
+        rows.append(
+            [date, hour["time"][11:16]]
+            + [f"{hour['shares'][t]:.0%}" for t in topics]
+            + [f"{hour['density']:.2f}", sum(agents.values()), f"{len(agents)}/{day['agents']}"]
+        )
+    header = ["day", "last hour", *(f"knows of the {t}" for t in topics)]
+    header += ["relationship density", "reflections", "agents who reflected"]
+    return "By day (at the last hour simulated that day):\n\n" + table(header, rows)

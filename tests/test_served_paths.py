@@ -14,7 +14,15 @@ from langchain_core.messages import AIMessage, HumanMessage
 from typer.testing import CliRunner
 
 from mindstream.cli import app
-from mindstream.lm import CallLedger, DecisionParseError, ServedConfig, choose, p_yes, rate
+from mindstream.lm import (
+    CallLedger,
+    DecisionParseError,
+    ServedConfig,
+    ServerUnreachableError,
+    choose,
+    p_yes,
+    rate,
+)
 from mindstream.lm.served.chat import ServedChatModel, as_turns, strip_prefill
 from mindstream.lm.served.decisions import GeneratedPath, LogprobPath, _choice
 from mindstream.lm.served.endpoint import Endpoint
@@ -164,6 +172,23 @@ def test_an_unreachable_server_is_one_line_naming_it_within_the_timeout() -> Non
         result.output.count("\n") == 1
         and f"cannot reach the model server at {url}" in result.output
     )
+
+
+def test_a_server_too_slow_to_answer_says_so_and_what_to_raise() -> None:
+    """A 25-agent unscripted day's first tick queued dozens of requests on a 2-core vLLM: the
+    run stopped with 'cannot reach ...; is it running?' while the server was up."""
+
+    def slow(prompt: str) -> str:
+        time.sleep(2.0)
+        return "1"
+
+    with FakeOpenAI(slow) as fake:
+        model = ServedChatModel(endpoint=_endpoint(fake.base_url, timeout=0.5))
+        with pytest.raises(ServerUnreachableError) as raised:
+            model.invoke("Rate it.")
+    message = str(raised.value)
+    assert "did not answer" in message and "within 0.5 s" in message
+    assert "MINDSTREAM_MODEL__SERVED__TIMEOUT" in message and "is it running" not in message
 
 
 def test_the_install_hint_keeps_its_brackets(

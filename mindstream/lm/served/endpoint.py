@@ -82,9 +82,21 @@ class Endpoint(BaseModel):
                 f"the model server at {self.url} refused {what} for model {self.model!r}: "
                 f"HTTP {error.status_code}: {_detail(error)}"
             )
+        if isinstance(error, openai.APITimeoutError):
+            return ServerUnreachableError(self._too_slow(what))
         cause = error.__cause__ or error
         return ServerUnreachableError(
             f"cannot reach the model server at {self.url} ({_reason(cause)}); is it running?"
+        )
+
+    def _too_slow(self, what: str) -> str:
+        """A server that is up but queued (a 25-agent day's first tick on a 2-core vLLM) times
+        out like one that is gone: say which, and what to raise."""
+        return (
+            f"the model server at {self.url} did not answer {what} within "
+            f"{self.config.timeout:g} s ({self.config.retries} retries): if it is running, it "
+            "is busy; raise model.served.timeout (MINDSTREAM_MODEL__SERVED__TIMEOUT) or lower "
+            "--max-concurrency, and `sim run --resume` goes on"
         )
 
     def call(self, action: Callable[[Any], T], what: str) -> T:
@@ -97,7 +109,9 @@ class Endpoint(BaseModel):
         try:
             with _gate(self.url, self.config.max_concurrency), MODEL_BUSY.busy():
                 return action(self.client())
-        except (openai.APITimeoutError, openai.APIConnectionError) as error:
+        except openai.APITimeoutError:
+            raise ServerUnreachableError(self._too_slow(what)) from None
+        except openai.APIConnectionError as error:
             cause = error.__cause__ or error
             raise ServerUnreachableError(
                 f"cannot reach the model server at {self.url} ({_reason(cause)}; "

@@ -63,7 +63,12 @@ class ServedConfig(BaseModel):
         None, description="e.g. http://127.0.0.1:8000/v1; default: OPENAI_BASE_URL or the scheme's"
     )
     api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = Field(60.0, gt=0, description="seconds per request")
+    timeout: float = Field(
+        300.0,
+        gt=0,
+        description="seconds per request; a CPU server queues packed requests (at 60 s, a "
+        "25-agent unscripted day on a 2-core vLLM timed out in its first tick)",
+    )
     retries: int = Field(
         3, ge=0, description="retries with backoff on 429/5xx and lost connections"
     )

@@ -43,7 +43,8 @@ def run(
         float,
         typer.Option(
             help="Sim-hours to run (from the start or the checkpoint): above 0, at most "
-            f"{MAX_SIM_HOURS} (a sim-week; resume to go on)."
+            f"{MAX_SIM_HOURS} (a sim-week; resume to go on). With --resume, 0 writes the "
+            "summary and report of a stopped run as it stands."
         ),
     ] = 2.0,
     out: Annotated[
@@ -89,7 +90,7 @@ def run(
     from mindstream.sim import load_scenario
     from mindstream.sim.runner import check_inputs, resume_run, saved_config, start_run, summarize
 
-    check_hours(hours)
+    check_hours(hours, resume=resume)
     events = [_event(item) for item in event or []]
     whispers = [_whisper(item) for item in whisper or []]
     if resume:
@@ -110,7 +111,7 @@ def run(
         engine.inject(place, state)
     for agent, text in whispers:
         engine.whisper(agent, text)
-    ticks = ticks_for(hours, engine.clock.tick_minutes)
+    ticks = ticks_for(hours, engine.clock.tick_minutes) if hours else 0
     server = _serve_live(engine, out, parts, port) if serve else None
     _advance(engine, ticks)
     summary = summarize(engine, parts.config.model.spec, interviews=interviews)
@@ -145,8 +146,11 @@ def ticks_for(hours: float, tick_minutes: int) -> int:
     return whole
 
 
-def check_hours(hours: float) -> None:
-    """Before anything is created: nan, inf and 1e9 are refused in one line."""
+def check_hours(hours: float, *, resume: bool = False) -> None:
+    """Before anything is created: nan, inf and 1e9 are refused in one line. With --resume,
+    0 reports a stopped run as it stands (its summary and report, nothing simulated)."""
+    if resume and hours == 0:
+        return
     if not (math.isfinite(hours) and 0 < hours <= MAX_SIM_HOURS):
         raise ValueError(f"--hours must be above 0 and at most {MAX_SIM_HOURS} (got {hours:g})")
 

@@ -123,3 +123,24 @@ def test_less_than_a_tick_is_refused_and_a_part_of_one_is_said(
         ticks_for(0.01, 10)
     assert ticks_for(0.34, 10) == 2
     assert "running 2 (0.333 sim-hours)" in capsys.readouterr().out
+
+
+def test_a_stopped_run_is_reported_as_it_stands_with_resume_and_zero_hours(
+    tmp_path: Path,
+) -> None:
+    """A two-day town stopped mid-way had no summary or report without simulating more."""
+    import json
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).parent / "data" / "town-run", run)
+    (run / "summary.json").unlink()
+    (run / "report.md").unlink()
+    logged = (run / "events.jsonl").read_bytes()
+    args = ["sim", "run", "--out", str(run), "--resume", "--hours", "0", "--no-interviews"]
+    result = runner.invoke(app, args, env={"MINDSTREAM_THREADS": "1"})
+    assert result.exit_code == 0, result.output
+    assert json.loads((run / "summary.json").read_text())["ticks"] == 12
+    assert (run / "report.md").exists() and (run / "events.jsonl").read_bytes() == logged
+    started = runner.invoke(app, ["sim", "run", "--out", str(tmp_path / "new"), "--hours", "0"])
+    assert started.exit_code == 2 and "--hours must be above 0" in started.output

@@ -96,7 +96,7 @@ class Endpoint(BaseModel):
             f"the model server at {self.url} did not answer {what} within "
             f"{self.config.timeout:g} s ({self.config.retries} retries): if it is running, it "
             "is busy; raise model.served.timeout (MINDSTREAM_MODEL__SERVED__TIMEOUT) or lower "
-            "--max-concurrency, and `sim run --resume` goes on"
+            "--max-concurrency (a stopped town goes on with `sim run --resume`)"
         )
 
     def call(self, action: Callable[[Any], T], what: str) -> T:

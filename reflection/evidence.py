@@ -48,6 +48,14 @@ def owner_names(owner: str, text: str) -> set[str]:
     return own
 
 
+def wanted(owner: set[str], text: str) -> set[str]:
+    """Whom and where the insight names, the owner included when it is named: "Klaus writes a
+    book on moral sentiments" names Klaus though its first word is not a name by `names`, and
+    Adam Smith's memories are no evidence of it (an insight stored on vLLM before this)."""
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    return names(text) | (owner & said)
+
+
 def naming(memories: list[MemoryRecord], wanted: set[str], owner: set[str]) -> list[MemoryRecord]:
     """The memories that name everyone and everywhere the insight names (`wanted`). A memory
     naming only some of them is no evidence of a tie between them: "Tom is married to Jane"

@@ -26,7 +26,7 @@ from mindstream.memory import (
     new_memory,
 )
 from mindstream.reflection.config import ReflectionConfig
-from mindstream.reflection.evidence import distinct, names, naming, owner_names, unnamed
+from mindstream.reflection.evidence import distinct, naming, owner_names, unnamed, wanted
 from mindstream.reflection.parsing import ParsedInsight, parse_insights, parse_questions
 from mindstream.reflection.prompts import (
     EXAMPLE_INSIGHTS,
@@ -207,14 +207,15 @@ class Reflector:
         threshold = self.config.min_evidence_similarity
         if threshold is None:
             return cited
-        wanted, own = names(insight.text), owner_names(owner, insight.text)
-        similar = naming(self._alike(insight.text, cited, threshold), wanted, own) if cited else []
+        own = owner_names(owner, insight.text)
+        named = wanted(own, insight.text)
+        similar = naming(self._alike(insight.text, cited, threshold), named, own) if cited else []
         if similar:
             return similar
         needed = self.config.min_found_evidence
         if needed is None:
             return []
-        found = distinct(naming(self._alike(insight.text, evidence, threshold), wanted, own))
+        found = distinct(naming(self._alike(insight.text, evidence, threshold), named, own))
         return found if len(found) >= needed else []
 
     def _alike(

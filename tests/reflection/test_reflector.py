@@ -308,3 +308,21 @@ def test_the_owners_full_name_in_an_insight_is_named_by_its_own_memories() -> No
         "klaus", force=True
     )
     assert [i.record.text for i in result.insights] == [reply[3:]]
+
+
+def test_an_owner_named_by_first_name_is_not_supported_by_someone_elses_memories() -> None:
+    """On vLLM, Klaus stored "Klaus writes a book on moral sentiments" from Adam Smith's
+    memories: "Klaus" as a sentence's first word was not counted as a name to look for."""
+    stream = _stream()
+    for text in [
+        "Adam Smith is writing a book on moral sentiments",
+        "Adam Smith writes a chapter on moral sentiments daily",
+    ]:
+        stream.add(text, owner="Klaus Mueller", importance=10)
+    reply = "1. Klaus writes a book on moral sentiments"
+    model = ScriptedChatModel(
+        rules={"high-level questions": "1. What does Klaus write?", "high-level insights": reply}
+    )
+    config = ReflectionConfig(min_evidence_similarity=0.0)
+    result = Reflector(stream, model, config).reflect("Klaus Mueller", force=True)
+    assert result.insights == []

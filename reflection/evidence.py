@@ -48,7 +48,7 @@ def owner_names(owner: str, text: str) -> set[str]:
     return own
 
 
-def wanted(owner: set[str], text: str) -> set[str]:
+def wanted_names(owner: set[str], text: str) -> set[str]:
     """Whom and where the insight names, the owner included when it is named: "Klaus writes a
     book on moral sentiments" names Klaus though its first word is not a name by `names`, and
     Adam Smith's memories are no evidence of it (an insight stored on vLLM before this)."""

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
@@ -26,7 +27,7 @@ from mindstream.memory import (
     new_memory,
 )
 from mindstream.reflection.config import ReflectionConfig
-from mindstream.reflection.evidence import distinct, naming, owner_names, unnamed, wanted
+from mindstream.reflection.evidence import distinct, naming, owner_names, unnamed, wanted_names
 from mindstream.reflection.parsing import ParsedInsight, parse_insights, parse_questions
 from mindstream.reflection.prompts import (
     EXAMPLE_INSIGHTS,
@@ -174,6 +175,7 @@ class Reflector:
             )
             dropped += parsed.dropped
             given = _words(" ".join([owner, *(r.text for r in evidence)]))
+            meaning = self._meaning(evidence) if parsed.insights else None
             for insight in parsed.insights:
                 if _gist(insight.text) in seen:
                     dropped.append(f"duplicate: {insight.text[:80]}")
@@ -181,7 +183,7 @@ class Reflector:
                     dropped.append(f"the prompt's example: {insight.text[:80]}")
                 elif _copies_a_memory(insight.text, owner, evidence):
                     dropped.append(f"a copy of a memory, not an insight: {insight.text[:80]}")
-                elif not (cited := self._supported(owner, insight, evidence)):
+                elif not (cited := self._supported(owner, insight, evidence, meaning)):
                     dropped.append(f"no memory it was given supports it: {insight.text[:80]}")
                 else:
                     seen.add(_gist(insight.text))
@@ -196,41 +198,53 @@ class Reflector:
         )
         return insights, dropped
 
+    def _meaning(self, memories: list[MemoryRecord]) -> np.ndarray | None:
+        """What each memory says (names left out), embedded once per question: every insight
+        drawn from the question's evidence is compared with the same memories."""
+        if self.config.min_evidence_similarity is None or not memories:
+            return None
+        return self.stream.embed([unnamed(r.text) for r in memories])
+
     def _supported(
-        self, owner: str, insight: ParsedInsight, evidence: list[MemoryRecord]
+        self,
+        owner: str,
+        insight: ParsedInsight,
+        evidence: list[MemoryRecord],
+        meaning: np.ndarray | None,
     ) -> list[MemoryRecord]:
         """The cited memories that support the insight (`reflection.evidence`: alike in what
         they say, each naming whom it names); small models often cite numbers copied from the
         example. When none does, the given memories that do, if `min_found_evidence` distinct
-        ones do: an insight rests on more than one memory."""
+        ones do: an insight rests on more than one memory. `meaning`: `_meaning(evidence)`."""
         cited = [evidence[n - 1] for n in insight.citations]
         threshold = self.config.min_evidence_similarity
-        if threshold is None:
+        if threshold is None or meaning is None:
             return cited
+        similarity = meaning @ self.stream.embed([unnamed(insight.text)])[0]
         own = owner_names(owner, insight.text)
-        named = wanted(own, insight.text)
-        similar = naming(self._alike(insight.text, cited, threshold), named, own) if cited else []
+        named = wanted_names(own, insight.text)
+        cited_at = [n - 1 for n in insight.citations]
+        similar = naming(_alike(evidence, similarity, cited_at, threshold), named, own)
         if similar:
             return similar
         needed = self.config.min_found_evidence
         if needed is None:
             return []
-        found = distinct(naming(self._alike(insight.text, evidence, threshold), named, own))
+        every = range(len(evidence))
+        found = distinct(naming(_alike(evidence, similarity, every, threshold), named, own))
         return found if len(found) >= needed else []
-
-    def _alike(
-        self, text: str, memories: list[MemoryRecord], threshold: float
-    ) -> list[MemoryRecord]:
-        """`memories` saying something at least `threshold` similar (cosine, names left out) to
-        `text`, most similar first."""
-        texts = [text, *(r.text for r in memories)]
-        vectors = self.stream.embed([unnamed(t) for t in texts])
-        similarity = vectors[1:] @ vectors[0]
-        ranked = sorted(zip(similarity, range(len(memories)), strict=True), reverse=True)
-        return [memories[i] for sim, i in ranked if sim >= threshold]
 
     def _ask_batch(self, prompts: list[list[BaseMessage]]) -> list[str]:
         return complete_batch(self.model, prompts, "reflection", max_tokens=self.config.max_tokens)
+
+
+def _alike(
+    memories: list[MemoryRecord], similarity: np.ndarray, at: Iterable[int], threshold: float
+) -> list[MemoryRecord]:
+    """The memories at positions `at` whose `similarity` (cosine, names left out) reaches
+    `threshold`, most similar first."""
+    ranked = sorted(at, key=lambda i: (similarity[i], i), reverse=True)
+    return [memories[i] for i in ranked if similarity[i] >= threshold]
 
 
 def _questions_prompt(statements: str, count: int) -> list[BaseMessage]:

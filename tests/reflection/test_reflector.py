@@ -6,7 +6,7 @@ import pytest
 
 from mindstream.lm.fakes import HashEmbeddings, ScriptedChatModel
 from mindstream.memory import InMemoryStore, ManualClock, MemoryKind, MemoryStatus, MemoryStream
-from mindstream.reflection import ReflectionConfig, Reflector
+from mindstream.reflection import ReflectionConfig, ReflectionResult, Reflector
 
 QUESTIONS = "1. What is Klaus dedicated to?\n2. How does Klaus feel about Maria?"
 
@@ -245,56 +245,55 @@ def test_an_insight_with_the_same_words_as_another_is_a_duplicate() -> None:
     assert [i.record.text for i in result.insights] == ["Klaus cares about gentrification research"]
 
 
+def _reflect_named(
+    owner: str, memories: list[str], question: str, reply: str, config: ReflectionConfig
+) -> ReflectionResult:
+    """`owner` with `memories` reflects once: the model asks `question` and answers `reply`."""
+    stream = _stream()
+    for text in memories:
+        stream.add(text, owner=owner, importance=10)
+    model = ScriptedChatModel(
+        rules={"high-level questions": question, "high-level insights": reply}
+    )
+    return Reflector(stream, model, config).reflect(owner, force=True)
+
+
 def test_memories_about_someone_else_do_not_support_an_insight_about_them() -> None:
     """Abigail's memory that she is a digital artist is no evidence that Hailey is one (an
     insight stored in a 25-agent day with the names left in the comparison)."""
-    stream = _stream()
-    for text in [
+    memories = [
         "Abigail Chen is a digital artist making an animated short film",
         "Abigail Chen is a digital artist who draws every day",
-    ]:
-        stream.add(text, owner="Abigail Chen", importance=10)
+    ]
     reply = (
         "1. Hailey Johnson is a digital artist making an animated short film\n"
         "2. Abigail Chen is a digital artist who makes animated short films"
     )
-    model = ScriptedChatModel(
-        rules={"high-level questions": "1. What does Abigail make?", "high-level insights": reply}
-    )
-    result = Reflector(stream, model).reflect("Abigail Chen", force=True)
+    question = "1. What does Abigail make?"
+    result = _reflect_named("Abigail Chen", memories, question, reply, ReflectionConfig())
     assert [i.record.text for i in result.insights] == [
         "Abigail Chen is a digital artist who makes animated short films"
     ]
 
 
 def test_memories_naming_only_some_of_an_insights_people_do_not_support_a_tie() -> None:
-    stream = _stream()
-    for text in ["Jane Moreno is married to Tom", "Yuriko Yamamoto is Adam Smith's neighbour"]:
-        stream.add(text, owner="Jane Moreno", importance=10)
+    memories = ["Jane Moreno is married to Tom", "Yuriko Yamamoto is Adam Smith's neighbour"]
     reply = "1. Tom Moreno is a close friend of Adam Smith's (because of 1, 2)"
-    model = ScriptedChatModel(
-        rules={"high-level questions": "1. Who are Tom's friends?", "high-level insights": reply}
-    )
     config = ReflectionConfig(min_evidence_similarity=0.0)  # alike enough: the names decide
-    result = Reflector(stream, model, config).reflect("Jane Moreno", force=True)
+    result = _reflect_named("Jane Moreno", memories, "1. Who are Tom's friends?", reply, config)
     assert result.insights == []
     assert any(d.startswith("no memory it was given supports it") for d in result.dropped)
 
 
 def test_a_memory_about_someone_else_is_no_evidence_about_the_owner() -> None:
-    stream = _stream()
-    for text in [
+    memories = [
         "Wolfgang Schulz is a student at Oak Hill College",
         "Ayesha Khan is a student at Oak Hill College",
         "I had lunch at Oak Hill College",
-    ]:
-        stream.add(text, owner="Klaus Mueller", importance=10)
+    ]
     reply = "1. Klaus Mueller is a student at Oak Hill College"
-    model = ScriptedChatModel(
-        rules={"high-level questions": "1. What does Klaus do?", "high-level insights": reply}
-    )
     config = ReflectionConfig(min_evidence_similarity=0.0)
-    result = Reflector(stream, model, config).reflect("Klaus Mueller", force=True)
+    result = _reflect_named("Klaus Mueller", memories, "1. What does Klaus do?", reply, config)
     assert result.insights == []
 
 
@@ -313,16 +312,11 @@ def test_the_owners_full_name_in_an_insight_is_named_by_its_own_memories() -> No
 def test_an_owner_named_by_first_name_is_not_supported_by_someone_elses_memories() -> None:
     """On vLLM, Klaus stored "Klaus writes a book on moral sentiments" from Adam Smith's
     memories: "Klaus" as a sentence's first word was not counted as a name to look for."""
-    stream = _stream()
-    for text in [
+    memories = [
         "Adam Smith is writing a book on moral sentiments",
         "Adam Smith writes a chapter on moral sentiments daily",
-    ]:
-        stream.add(text, owner="Klaus Mueller", importance=10)
+    ]
     reply = "1. Klaus writes a book on moral sentiments"
-    model = ScriptedChatModel(
-        rules={"high-level questions": "1. What does Klaus write?", "high-level insights": reply}
-    )
     config = ReflectionConfig(min_evidence_similarity=0.0)
-    result = Reflector(stream, model, config).reflect("Klaus Mueller", force=True)
+    result = _reflect_named("Klaus Mueller", memories, "1. What does Klaus write?", reply, config)
     assert result.insights == []

@@ -4,9 +4,11 @@ to test retries, typed errors and resuming without a flaky server."""
 from __future__ import annotations
 
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import httpx
+
+from tests.fake_openai import LoopbackServer
 
 
 class FaultProxy:
@@ -21,7 +23,7 @@ class FaultProxy:
         self.forwarded = 0
         self.failed = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = LoopbackServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property

@@ -39,11 +39,11 @@ def _ok(args: list[str], **options: object):  # type: ignore[no-untyped-def]
 
 
 def _two_ticks(out: Path, served: list[str]) -> list[str]:
-    """`sim run` of smallville for two 10-minute ticks, without the final interviews."""
+    """`sim run` of two of smallville's residents for two 10-minute ticks, no final interviews."""
     return [
         "sim",
         "run",
-        "smallville",
+        str(DATA / "smallville_two.yaml"),
         "--hours",
         "0.34",
         "--out",
@@ -193,7 +193,7 @@ def test_sim_survives_a_server_storm_and_resumes(model_server, tmp_path: Path) -
     with FaultProxy(model_server.base_url.removesuffix("/v1")) as proxy:
         served = _served(model_server, "auto", base_url=proxy.url + "/v1")
         run = _two_ticks(out, served)
-        proxy.fail_after(60)  # the first tick needs more requests than this
+        proxy.fail_after(8)  # the first tick needs more requests than this
         failed = runner.invoke(app, run, env=env)
         assert failed.exit_code == 2, failed.output
         assert "answered HTTP 503" in failed.output and "Traceback" not in failed.output

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from mindstream.lm.served.server import free_port
+from tests.conftest import DATA
 
 pytestmark = pytest.mark.real_model
 
@@ -22,7 +23,8 @@ pytestmark = pytest.mark.real_model
 def test_sim_run_serve_shows_the_run_live(tmp_path: Path) -> None:
     port = free_port()
     out = tmp_path / "live-run"
-    command = [sys.executable, "-m", "mindstream", "sim", "run", "smallville", "--hours", "0.34"]
+    two = str(DATA / "smallville_two.yaml")
+    command = [sys.executable, "-m", "mindstream", "sim", "run", two, "--hours", "0.34"]
     command += ["--out", str(out), "--serve", "--port", str(port), "--no-interviews"]
     env = {**os.environ, "MINDSTREAM_THREADS": "1", "COLUMNS": "200"}
     log = tmp_path / "sim.log"
@@ -46,7 +48,7 @@ def test_sim_run_serve_shows_the_run_live(tmp_path: Path) -> None:
         done = httpx.get(api, timeout=30).json()
         assert done["finished"] is True and any(e["type"] == "tick" for e in done["events"])
         assert httpx.get(url, timeout=30).status_code == 200
-        mind = httpx.get(f"{api}/agents/Klaus%20Mueller", timeout=30).json()
+        mind = httpx.get(f"{api}/agents/Sam%20Moore", timeout=30).json()
         assert mind["plan"] and mind["recent"]  # read through the engine's own stream
     finally:
         process.send_signal(signal.SIGINT)

@@ -89,12 +89,21 @@ def test_a_prefilled_reply_continues_as_in_process(vllm_server, real_chat_model)
 
 def test_two_town_ticks_and_an_interview_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "run"
-    args = ["sim", "run", "smallville", "--hours", "0.34", "--out", str(out), "--no-interviews"]
+    args = [
+        "sim",
+        "run",
+        str(DATA / "smallville_two.yaml"),
+        "--hours",
+        "0.34",
+        "--out",
+        str(out),
+        "--no-interviews",
+    ]
     result = runner.invoke(app, [*args, *_served(vllm_server), "--max-concurrency", "32"])
     assert result.exit_code == 0, result.output
     assert json.loads((out / "checkpoint.json").read_text())["tick"] == 2
     question = "What are you doing today?"
-    interview = ["sim", "interview", str(out), "Klaus Mueller", question, *_served(vllm_server)]
+    interview = ["sim", "interview", str(out), "Sam Moore", question, *_served(vllm_server)]
     answer = runner.invoke(app, interview)
     assert answer.exit_code == 0, answer.output
     assert "I'm not sure what to say" not in answer.output

@@ -89,7 +89,7 @@ haproxy:
 	$(call debian_package,haproxy,serve --replicas)
 
 test: lint browser haproxy engine
-	MINDSTREAM_THREADS=1 $(PY) -m pytest -q --durations=15
+	MINDSTREAM_THREADS=1 $(PY) -m pytest -q --durations=30
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not real_model"

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mindstream.memory.residency import Residency
     from mindstream.models import Models
     from mindstream.reflection import ReflectionConfig, Reflector
+    from mindstream.reflection.offers import InsightOffers
     from mindstream.reflection.refeed import ReFeed, Retrieve
     from mindstream.reflection.self_refine import Feedback, SelfRefine, Stop
     from mindstream.sim.checkpoint import RunFolder
@@ -208,13 +209,14 @@ class Parts:
         *,
         model: BaseChatModel | None = None,
         config: ReflectionConfig | None = None,
+        offers: InsightOffers | None = None,
     ) -> Reflector:
         """Reflection on `stream` with the configured model and settings, or `model` (a run's
-        counted view) and `config` (a scenario's threshold)."""
+        counted view), `config` (a scenario's threshold) and `offers` (a town's)."""
         from mindstream.reflection import Reflector
 
         chat = model or self.chat_for("reflection")
-        return Reflector(stream, chat, config or self.config.reflection)
+        return Reflector(stream, chat, config or self.config.reflection, offers)
 
     def self_refine(
         self, *, feedback: Feedback | None = None, stop: Stop | None = None, **changes: Any

@@ -31,6 +31,13 @@ class ReflectionConfig(BaseModel):
         "memories it was given are similar enough to it (they become its evidence); None drops "
         "it. Needs min_evidence_similarity",
     )
+    offered: int = Field(
+        2,
+        ge=0,
+        description="insights stored per reflection from those the application's memories "
+        "prove (a town's: news heard from several people, who an agent keeps talking with, "
+        "where it spends its day), the ones the model rates most important; 0 stores none",
+    )
 
 
 class SelfRefineConfig(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 
-from mindstream.lm import complete_batch
+from mindstream.lm import Scorer, complete_batch, rate_importance
 from mindstream.memory import (
     MemoryKind,
     MemoryRecord,
@@ -28,6 +28,7 @@ from mindstream.memory import (
 )
 from mindstream.reflection.config import ReflectionConfig
 from mindstream.reflection.evidence import distinct, naming, owner_names, unnamed, wanted_names
+from mindstream.reflection.offers import InsightOffers, choose_offered
 from mindstream.reflection.parsing import ParsedInsight, parse_insights, parse_questions
 from mindstream.reflection.prompts import (
     EXAMPLE_INSIGHTS,
@@ -57,14 +58,21 @@ class ReflectionResult(BaseModel):
 
 
 class Reflector:
-    """One entry point, `reflect`; `rederive` refreshes stale reflections."""
+    """One entry point, `reflect`; `rederive` refreshes stale reflections. With `offers`, each
+    reflection also stores the insights the application's memories prove that the model rates
+    most important (`reflection.offers`)."""
 
     def __init__(
-        self, stream: MemoryStream, model: BaseChatModel, config: ReflectionConfig | None = None
+        self,
+        stream: MemoryStream,
+        model: BaseChatModel,
+        config: ReflectionConfig | None = None,
+        offers: InsightOffers | None = None,
     ) -> None:
         self.stream = stream
         self.model = model
         self.config = config or ReflectionConfig()
+        self.offers = offers
         self._tried: dict[str, str] = {}  # owner -> its newest memory at a fruitless attempt
 
     def importance_since_last(self, owner: str) -> float:
@@ -104,6 +112,7 @@ class Reflector:
             return ReflectionResult(owner=owner, questions=[], insights=[], reason="no memories")
         newest = self.stream.records(owner)[-1].id
         result = self._reflect_on(owner, recent)
+        result.insights += self._offered(owner, recent)
         if not result.insights:
             self._tried[owner] = newest
         return result
@@ -120,6 +129,24 @@ class Reflector:
         return ReflectionResult(
             owner=owner, questions=questions, insights=insights, dropped=dropped
         )
+
+    def _offered(self, owner: str, recent: list[MemoryRecord]) -> list[Insight]:
+        if self.offers is None or self.config.offered == 0:
+            return []
+        offered = self.offers.offer(owner, recent)
+        chosen = choose_offered(self.stream, owner, offered, self._rate, self.config.offered)
+        return [
+            Insight(question=o.question, record=r, evidence=list(o.evidence)) for o, r in chosen
+        ]
+
+    def _rate(self, texts: Sequence[str]) -> Sequence[float]:
+        """Importance as the stream rates it (a town's trained rater), else by the model when
+        it gives likelihoods, else none: the offers keep their order."""
+        if self.stream.rater is not None:
+            return self.stream.rater(texts)
+        if isinstance(self.model, Scorer):
+            return rate_importance(self.model, texts)
+        return [0.0] * len(texts)
 
     def rederive(self, owner: str) -> ReflectionResult:
         """Re-ask the question of every stale reflection; supersede it by the new insight, or

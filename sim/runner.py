@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Protocol
 import yaml
 
 from mindstream.agents.generative import Minds, interview
+from mindstream.agents.generative.insights import TownInsights
 from mindstream.memory import CachedRater, MemoryStore, MemoryStream, StreamConfig
 from mindstream.reflection import ReflectionConfig, Reflector
+from mindstream.reflection.offers import InsightOffers
 from mindstream.sim.checkpoint import RunFolder
 from mindstream.sim.config import town_stream
 from mindstream.sim.engine import Engine, SimConfig
@@ -37,7 +39,12 @@ class Builder(Protocol):
     ) -> MemoryStream: ...
 
     def reflector(
-        self, stream: MemoryStream, *, model: BaseChatModel, config: ReflectionConfig
+        self,
+        stream: MemoryStream,
+        *,
+        model: BaseChatModel,
+        config: ReflectionConfig,
+        offers: InsightOffers | None = None,
     ) -> Reflector: ...
 
 
@@ -111,12 +118,13 @@ def _stream(store: MemoryStore, parts: RunParts) -> MemoryStream:
 
 def _reflector(scenario: Scenario, stream: MemoryStream, parts: RunParts) -> Reflector:
     """Reflection at the scenario's threshold when it sets one, its generation counted in
-    the run's ledger like every other component."""
+    the run's ledger like every other component, choosing also among the insights the town's
+    memories prove (`TownInsights`)."""
     config = parts.reflection
     if scenario.reflection_threshold is not None:
         config = config.model_copy(update={"threshold": scenario.reflection_threshold})
     model = parts.minds.counted_model("reflection")
-    return parts.build.reflector(stream, model=model, config=config)
+    return parts.build.reflector(stream, model=model, config=config, offers=TownInsights())
 
 
 def summarize(engine: Engine, model: str, *, interviews: bool = True) -> RunSummary:

@@ -16,7 +16,7 @@ from mindstream.memory import MemoryKind, MemoryRecord
 from mindstream.reflection.offers import OfferedInsight
 
 MIN_TELLERS = 2  # news heard from one person is that person's line, already a memory
-MIN_TALKS = 2  # conversations at distinct ticks before "keeps talking with"
+MIN_TALKS = 2  # conversations at distinct ticks before "talk often"
 MIN_SIGHTINGS = 3  # ticks someone was seen at before "keeps seeing"
 MIN_PEOPLE = 3  # people talked with before "is meeting many people"
 MIN_PLACE_TICKS = 4  # ticks at one area, at least half of the agent's, before "spends its time"

@@ -19,7 +19,7 @@ from mindstream.compose import Parts
 from mindstream.lm import rate_importance
 from mindstream.memory import MemoryKind, MemoryStream
 from mindstream.memory.records import ChangePolicy
-from tests.conftest import DATA
+from tests.conftest import DATA, two_town_ticks
 from tests.fault_proxy import FaultProxy
 
 pytestmark = pytest.mark.real_model
@@ -39,18 +39,7 @@ def _ok(args: list[str], **options: object):  # type: ignore[no-untyped-def]
 
 
 def _two_ticks(out: Path, served: list[str]) -> list[str]:
-    """`sim run` of two of smallville's residents for two 10-minute ticks, no final interviews."""
-    return [
-        "sim",
-        "run",
-        str(DATA / "smallville_two.yaml"),
-        "--hours",
-        "0.34",
-        "--out",
-        str(out),
-        "--no-interviews",
-        *served,
-    ]
+    return [*two_town_ticks(out), *served]
 
 
 def _poignancy() -> list[dict[str, str]]:

@@ -20,7 +20,7 @@ from mindstream.compose import Parts
 from mindstream.lm import choose_many, rate_importance
 from mindstream.lm.served.likelihood import ServedLikelihoodScorer
 from mindstream.lm.served.scorer import probe
-from tests.conftest import DATA
+from tests.conftest import DATA, two_town_ticks
 
 pytestmark = pytest.mark.real_model
 
@@ -89,17 +89,8 @@ def test_a_prefilled_reply_continues_as_in_process(vllm_server, real_chat_model)
 
 def test_two_town_ticks_and_an_interview_over_vllm(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "run"
-    args = [
-        "sim",
-        "run",
-        str(DATA / "smallville_two.yaml"),
-        "--hours",
-        "0.34",
-        "--out",
-        str(out),
-        "--no-interviews",
-    ]
-    result = runner.invoke(app, [*args, *_served(vllm_server), "--max-concurrency", "32"])
+    args = [*two_town_ticks(out), *_served(vllm_server), "--max-concurrency", "32"]
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert json.loads((out / "checkpoint.json").read_text())["tick"] == 2
     question = "What are you doing today?"

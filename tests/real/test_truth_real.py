@@ -65,9 +65,10 @@ def test_the_change_judge_separates_an_indirect_move_from_another_persons_fact()
 
 
 def test_the_chat_model_vetoes_what_the_pair_judge_alone_would_retire(judge) -> None:  # type: ignore[no-untyped-def]
-    """Two near neighbours from the dev chats the pair judge alone retires (a brother-in-law's
-    job by a dog put down; a grandchild's age by a cafe's new hours) stay true once the chat
-    model is asked too; a new door code still supersedes."""
+    """A near neighbour from the dev chats the pair judge alone retires (a grandchild's age by a
+    cafe's new hours) stays true once the chat model is asked too; one the judge trained on 23
+    conversations also retired (a brother-in-law's job by a dog put down) stays true; a new
+    door code still supersedes."""
     confirmed = ConfirmedJudge(load_change_judge(threads=1), judge, gate=0.3)
     pairs = [
         (
@@ -95,7 +96,7 @@ def test_the_chat_model_vetoes_what_the_pair_judge_alone_would_retire(judge) -> 
         [(round(r.judge, 3), r.model and round(r.model, 3), round(r.replaces, 3)) for r in judged],
     )
     threshold = ChangePolicy().threshold
-    assert min(plant.judge, cafe.judge) >= threshold  # what the pair judge alone got wrong
+    assert cafe.judge >= threshold  # what the pair judge alone gets wrong
     assert max(plant.replaces, cafe.replaces) < threshold
     assert code.replaces >= threshold  # confirmed
     assert move.replaces <= move.judge  # whatever the chat model says, never raised

@@ -18,15 +18,14 @@ os.environ.setdefault("MINDSTREAM_THREADS", "1")
 
 DATA = Path(__file__).parent / "data"
 
+REPO = Path(__file__).parent.parent
+
 
 def two_town_ticks(out: Path) -> list[str]:
     """`sim run` of two of smallville's residents for two 10-minute ticks into `out`, without
     the final interviews: the town the tests run through a real model server."""
     two = str(DATA / "smallville_two.yaml")
     return ["sim", "run", two, "--hours", "0.34", "--out", str(out), "--no-interviews"]
-
-
-REPO = Path(__file__).parent.parent
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,8 @@
 """The dialogue retriever costs what the stock embedder did: texts/s of both (onnxruntime,
 the same chat turns, rounds interleaved so a busy CPU hits both alike) and the assistant's
 query time at 10k memories on each, and on the dialogue retriever with the reranker (the
-assistant's policy with `rerank: 20`). Writes bench/results/embedder.json.
+assistant's policy, `rerank` set to the candidates it was trained for). Writes
+bench/results/embedder.json.
 
     python bench/bench_embedder.py [--rounds 3] [--memories 10000] [--queries 200]
 """
@@ -20,12 +21,11 @@ import numpy as np
 from mindstream.agents.assistant.config import long_horizon
 from mindstream.lab.experiments.truth_data import split
 from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
-from mindstream.lm.judges.reranker import OnnxReranker, load_reranker
+from mindstream.lm.judges.reranker import OnnxReranker, load_reranker, trained_candidates
 from mindstream.memory import InMemoryStore, ManualClock, MemoryStream, new_memory
 from mindstream.memory.records import ChangePolicy
 
 RESULTS = Path(__file__).resolve().parent / "results"
-RERANKED = 20  # the candidates the reranker reads (stream.rerank; off in the assistant's policy)
 
 
 def turns() -> tuple[list[str], list[str]]:
@@ -53,7 +53,8 @@ def query_ms(
     is off: it is not on the query path) over `size` memories."""
     clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
     policy = long_horizon().model_copy(update={"changes": ChangePolicy(enabled=False)})
-    policy = policy.model_copy(update={"rerank": None if reranker is None else RERANKED})
+    rerank = None if reranker is None else trained_candidates()
+    policy = policy.model_copy(update={"rerank": rerank})
     stream = MemoryStream(InMemoryStore(), embedder, clock=clock, config=policy, reranker=reranker)
     pool = (texts * (size // len(texts) + 1))[:size]
     vectors = np.tile(embedder.embed_array(texts), (size // len(texts) + 1, 1))[:size]
@@ -108,7 +109,8 @@ def main() -> None:
     result["query_p50_ms"]["dialogue + reranker"] = query_ms(
         models["dialogue"], texts, questions[: args.queries], args.memories, reranker
     )
-    result["rerank_candidates"] = RERANKED
+    result["rerank_candidates"] = trained_candidates()
+    result["rerank_layers"] = reranker.pairs.settings.layers or 6
     result["ratio_texts_per_s"] = result["texts_per_s"]["dialogue"] / result["texts_per_s"]["stock"]
     print(json.dumps(result, indent=1))
     RESULTS.mkdir(exist_ok=True)

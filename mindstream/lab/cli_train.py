@@ -287,19 +287,31 @@ def reranker(
     epochs: Annotated[float, typer.Option(help="passes over the pairs", min=0.1)] = 1.0,
     learning_rate: LearningRate = 3e-4,
     rank: Annotated[int, typer.Option(help="LoRA rank", min=1)] = 16,
+    layers: Annotated[
+        int, typer.Option(help="MiniLM's first N layers (of 6): fewer is faster", min=1, max=6)
+    ] = 6,
+    candidates: Annotated[
+        int, typer.Option(help="the retriever's top N it re-scores (stream.rerank)", min=10)
+    ] = 20,
     threads: Threads = 2,
 ) -> None:
     """Train the reranker: a cross-encoder started from the shipped dialogue retriever, on the
     retriever's (question, answering turn) pairs with negatives the tuned retriever ranks
-    high. The dev chats draw the curve (recall@10 after re-scoring the top 20); the held-out
-    chats are never read. The assistant uses it with `stream.rerank`."""
+    high. The dev chats draw the curve (recall@10 after re-scoring the top --candidates); the
+    held-out chats are never read. The assistant uses it with `stream.rerank`."""
     from mindstream.lab.training.reranker import RerankerTraining
     from mindstream.lab.training.retriever_run import run_reranker
 
     run_reranker(
         out,
         overwrite=overwrite,
-        config=RerankerTraining(epochs=epochs, learning_rate=learning_rate, rank=rank),
+        config=RerankerTraining(
+            epochs=epochs,
+            learning_rate=learning_rate,
+            rank=rank,
+            layers=layers,
+            candidates=candidates,
+        ),
         friendsqa=friendsqa or [],
         molweni=molweni or [],
         openbookqa=openbookqa,

@@ -1,7 +1,8 @@
 """The shipped reranker on the real models: its onnxruntime graph scores as the merged
-torch model does (float32); re-scoring the tuned retriever's top 20 on the dev chats finds
-more answering turns in the top 5 than the retriever alone (int8, as shipped); a policy
-with `rerank` asks it through the composition root."""
+torch model does (float32); re-scoring the tuned retriever's top candidates (as many as it
+was trained for) on the dev chats finds more answering turns in the top 5 than the
+retriever alone (int8, as shipped); a policy with `rerank` asks it through the composition
+root."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from mindstream.lab.training import retriever_data
 from mindstream.lab.training.reranker import RerankerTraining, recall_reranked
 from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
 from mindstream.lm.backends.loading import minilm_model_dir
-from mindstream.lm.judges.reranker import RERANKER_DIR, load_reranker, merged_reranker
+from mindstream.lm.judges.reranker import (
+    RERANKER_DIR,
+    load_reranker,
+    merged_reranker,
+    trained_candidates,
+)
 from mindstream.memory import ManualClock
 from mindstream.memory.records import ChangePolicy
 
@@ -46,10 +52,10 @@ def test_the_exported_reranker_scores_as_the_merged_model() -> None:
     assert np.abs(got - expected).max() < 1e-3  # the int8 default is measured on dev below
 
 
-def test_reranking_the_retrievers_top_20_finds_more_answers_in_the_top_5_on_dev() -> None:
+def test_reranking_the_retrievers_top_candidates_finds_more_answers_in_the_top_5_on_dev() -> None:
     dev = retriever_data.from_chats(truth_data.split("dev"))
     embed = MiniLMEmbeddings(threads=1, adapter=RETRIEVER_DIR).embed_array
-    config = RerankerTraining(candidates=20, weight=0.5)
+    config = RerankerTraining(candidates=trained_candidates(), weight=0.5)
     alone = recall_reranked(dev, embed, None, config, 5)
     reranked = recall_reranked(dev, embed, load_reranker(threads=1).scores, config, 5)
     print(f"\ndev R@5: retriever {alone:.3f}, reranked {reranked:.3f}")

@@ -17,6 +17,7 @@ from mindstream.lab.experiments.long_memory import Question, Sample
 from mindstream.lab.experiments.long_memory_chats import load_any
 from mindstream.lab.experiments.report import table, write_section
 from mindstream.lm import complete_batch
+from mindstream.lm.judges.reranker import trained_candidates
 from mindstream.memory import (
     InMemoryStore,
     ManualClock,
@@ -39,8 +40,7 @@ assert CHANGED_K in KS
 
 STOCK = " (stock MiniLM)"  # a policy on the stock embedder, beside the tuned default
 NO_RERANKER = "assistant, no reranker"  # these two recall as the assistant does
-WITH_RERANKER = "assistant, with the reranker (top 20)"
-RERANKED = 20
+WITH_RERANKER = "assistant, with the reranker"
 
 
 def variants(assistant: StreamConfig, tuned: bool) -> dict[str, StreamConfig]:
@@ -57,7 +57,7 @@ def variants(assistant: StreamConfig, tuned: bool) -> dict[str, StreamConfig]:
         if tuned
         else {}
     )
-    reranked = assistant.model_copy(update={"rerank": RERANKED})
+    reranked = assistant.model_copy(update={"rerank": trained_candidates()})
     other = {NO_RERANKER: plain} if assistant.rerank is not None else {WITH_RERANKER: reranked}
     return (
         stock

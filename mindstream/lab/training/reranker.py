@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mindstream.lab.training.adapter import CurvePoint, plot_curve
 from mindstream.lab.training.retriever import TARGETS
 from mindstream.lab.training.retriever_data import Dialogue, Pair
+from mindstream.lm.judges.reranker import keep_layers
 from mindstream.memory.scoring import minmax
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -33,6 +34,7 @@ class RerankerTraining(BaseModel):
     questions_per_step: int = Field(8, ge=1)
     negatives: int = Field(3, ge=1)
     max_length: int = Field(128, ge=8)
+    layers: int = Field(6, ge=1, le=6, description="MiniLM's first N layers: fewer, faster")
     candidates: int = Field(20, ge=10, description="the retriever's top N the reranker reads")
     weight: float = Field(0.5, ge=0, description="its score beside the retriever's")
     curve_points: int = Field(3, ge=1)
@@ -165,6 +167,7 @@ def _cross_encoder(config: RerankerTraining) -> CrossEncoder:
         str(base), num_labels=1, local_files_only=True
     )
     model.bert.load_state_dict(merged_encoder(base, RETRIEVER_DIR).state_dict(), strict=False)
+    keep_layers(model, config.layers)
     lora = LoraConfig(
         r=config.rank,
         lora_alpha=2 * config.rank,
@@ -186,6 +189,8 @@ def save(encoder: CrossEncoder, report: RerankerReport, out: Path) -> None:
     settings = {
         "labels": ["relevant"],
         "max_length": report.config.max_length,
+        "layers": report.config.layers,
+        "candidates": report.config.candidates,
         "built_on": fingerprint(RETRIEVER_DIR),
     }
     (out / "judge_config.json").write_text(json.dumps(settings))

@@ -56,6 +56,8 @@ class JudgeSettings(BaseModel):
     temperature: float = Field(1.0, gt=0)
     max_length: int = Field(128, ge=8)
     built_on: str | None = None  # the fingerprint of the adapter it was trained on top of
+    layers: int | None = Field(None, ge=1)  # MiniLM's first N layers (None: all six)
+    candidates: int | None = Field(None, ge=1)  # a reranker: the top N it was trained to read
 
 
 def settings_of(folder: Path) -> JudgeSettings:

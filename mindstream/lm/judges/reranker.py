@@ -25,6 +25,12 @@ RERANKER_DIR = Path(__file__).parents[1] / "adapters" / "reranker"
 _BATCH = 8  # pairs sorted by length, padded per batch: 63 ms for 20 chat turns against 86 at 32
 
 
+def trained_candidates(folder: Path = RERANKER_DIR) -> int:
+    """How many of the retriever's top memories the reranker was trained to re-score (the
+    `stream.rerank` to use it with); 20 for an adapter that does not say."""
+    return settings_of(folder).candidates or 20
+
+
 class StaleReranker(RuntimeError):
     """The reranker was trained on another version of the retriever than the one shipped."""
 
@@ -54,6 +60,15 @@ class OnnxReranker:
         return scored.copy()
 
 
+def keep_layers(model: Any, layers: int | None) -> None:
+    """Keep MiniLM's first `layers` transformer layers: a pair costs in proportion to the
+    layers it passes, and the reranker is on the query path."""
+    if layers is None or layers >= len(model.bert.encoder.layer):
+        return
+    model.bert.encoder.layer = model.bert.encoder.layer[:layers]
+    model.config.num_hidden_layers = layers
+
+
 def merged_reranker(folder: Path, base: Path, retriever: Path = RETRIEVER_DIR) -> Any:
     """The cross-encoder as trained: MiniLM with the retriever merged in, then the reranker's
     adapter and head merged on top (torch; for export and training-time measures)."""
@@ -67,6 +82,7 @@ def merged_reranker(folder: Path, base: Path, retriever: Path = RETRIEVER_DIR) -
         str(base), num_labels=1, local_files_only=True
     )
     model.bert.load_state_dict(merged_encoder(base, retriever).state_dict(), strict=False)
+    keep_layers(model, settings_of(folder).layers)
     return PeftModel.from_pretrained(model, str(folder)).merge_and_unload().eval()
 
 

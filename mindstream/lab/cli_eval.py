@@ -10,20 +10,19 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mindstream.cli_support import clean_errors, configured, console
+from mindstream.lab import cli_eval_teachme  # noqa: F401  (registers the teachme commands)
+from mindstream.lab.cli_eval_options import (
+    DEFAULT_SECTIONS,
+    DataOption,
+    DocsOption,
+    OutOption,
+    app,
+    results_dir,
+)
 from mindstream.lab.experiments.openbookqa import DEFAULT_DATA
-from mindstream.lab.experiments.report import SECTIONS as DEFAULT_SECTIONS
 
 if TYPE_CHECKING:
     from mindstream.compose import Parts
-
-app = typer.Typer(
-    help="Run the experiments; results go to docs/results.md and docs/results/.",
-    no_args_is_help=True,
-)
-
-DataOption = Annotated[
-    Path, typer.Option("--data", help="The openbookqa folder (train/dev jsonl and openbook.txt).")
-]
 
 
 @app.command("refeed-retrieval")
@@ -73,222 +72,6 @@ def reflection(parts: Parts) -> None:
     console.print(result["insights"])
 
 
-QuestionsOption = Annotated[
-    Path, typer.Option("--data", help="Questions in the OpenBookQA jsonl format (any such file).")
-]
-TrainOption = Annotated[
-    Path,
-    typer.Option(
-        "--train",
-        help="OpenBookQA-format file whose questions the teacher goes through; their core "
-        "facts are the memory of the upper bound.",
-    ),
-]
-OutOption = Annotated[
-    Path | None,
-    typer.Option(help="Where the section, JSON and plot go (default runs/<experiment>)."),
-]
-DocsOption = Annotated[
-    bool, typer.Option("--docs", help="Write into docs/results (the published figures).")
-]
-
-
-def _destination(out: Path | None, docs: bool, name: str) -> Path:
-    if docs:
-        from mindstream.lab.paths import in_checkout
-
-        if not in_checkout():
-            raise ValueError("--docs writes the published figures of a checkout; use --out DIR")
-        return DEFAULT_SECTIONS
-    return out or Path("runs") / name
-
-
-@app.command("teachme-retrieval")
-@clean_errors
-@configured
-def teachme_retrieval(
-    parts: Parts,
-    data: QuestionsOption = DEFAULT_DATA / "dev_complete.jsonl",
-    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
-    limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
-    out: OutOption = None,
-    docs: DocsOption = False,
-) -> None:
-    """TeachMe Table A1: recall of the gold fact by how memory is indexed (F, Q, Q+F, ...)."""
-    from mindstream.lab.experiments.teachme_retrieval import run
-
-    destination = _destination(out, docs, "teachme-retrieval")
-    console.print(run(data, train, limit, parts, destination)["recall_percent"])
-
-
-@app.command()
-@clean_errors
-@configured
-def teachme(
-    parts: Parts,
-    data: QuestionsOption = DEFAULT_DATA / "dev_complete.jsonl",
-    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
-    limit: Annotated[int | None, typer.Option(help="Only the first N hidden questions.")] = None,
-    train_limit: Annotated[
-        int | None, typer.Option(help="Train questions the teacher goes through.")
-    ] = 500,
-    curve_limit: Annotated[
-        int, typer.Option(help="Hidden questions scored at each curve point.")
-    ] = 100,
-    orderings: Annotated[int, typer.Option(help="Orderings of the train questions.")] = 3,
-    seed: Annotated[int, typer.Option(help="Seed of the first ordering.")] = 0,
-    work: Annotated[Path, typer.Option(help="Where partial results are kept (resumable).")] = Path(
-        "runs/teachme"
-    ),
-    out: OutOption = None,
-    docs: DocsOption = False,
-    upper_bound: Annotated[
-        bool,
-        typer.Option(help="Also answer with every train fact in memory (the longest step)."),
-    ] = True,
-) -> None:
-    """TeachMe's simulated teacher: direct QA, before/after teaching, upper bound, curve."""
-    from mindstream.lab.experiments.teachme import Lab, run
-
-    lab = Lab.of(parts)
-    result = run(
-        data,
-        train,
-        limit,
-        train_limit,
-        curve_limit,
-        orderings,
-        seed,
-        work,
-        lab,
-        _destination(out, docs, "teachme"),
-        upper_bound,
-    )
-    console.print({k: result.get(k) for k in ("direct", "before", "after", "upper_bound")})
-
-
-@app.command("teachme-scoring")
-@clean_errors
-@configured
-def teachme_scoring(
-    parts: Parts,
-    data: QuestionsOption = DEFAULT_DATA / "train_complete.jsonl",
-    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
-    memory: Annotated[
-        str, typer.Option(help="train: every core fact of --train; book: openbook.txt beside it")
-    ] = "train",
-    limit: Annotated[int, typer.Option(help="How many questions.")] = 500,
-    offset: Annotated[
-        int, typer.Option(help="First question used (4457: the slice the verifier never saw).")
-    ] = 4457,
-    out: OutOption = None,
-    docs: DocsOption = False,
-) -> None:
-    """Can the model use a fact? The gold-fact oracle, answer rules and the premise gate grid."""
-    from mindstream.lab.experiments.teachme import Lab
-    from mindstream.lab.experiments.teachme_scoring import run
-
-    result = run(
-        data,
-        train,
-        Lab.of(parts),
-        _destination(out, docs, "teachme-scoring"),
-        limit,
-        offset,
-        memory,
-    )
-    console.print(result["accuracy"], result["best_thresholds"])
-
-
-@app.command("teachme-contrast")
-@clean_errors
-@configured
-def teachme_contrast(
-    parts: Parts,
-    data: Annotated[
-        Path,
-        typer.Option(
-            "--data", help="Contrast pairs (jsonl: question, choices, negative_fact, ruled_out)."
-        ),
-    ] = Path(__file__).parent / "experiments" / "data" / "contrast_pairs.jsonl",
-    out: OutOption = None,
-    docs: DocsOption = False,
-) -> None:
-    """Taught negations: with "X does not Y" taught, is Y avoided? (nothing / own / all taught)"""
-    from mindstream.lab.experiments.teachme import Lab
-    from mindstream.lab.experiments.teachme_contrast import run
-
-    result = run(Lab.of(parts), _destination(out, docs, "teachme-contrast"), data)
-    console.print(result["away_from_y"])
-
-
-@app.command("teachme-transfer")
-@clean_errors
-@configured
-def teachme_transfer(
-    parts: Parts,
-    data: Annotated[
-        Path,
-        typer.Option(
-            "--data",
-            help="Transfer items (jsonl: taught_question, taught_choices, negative_fact, "
-            "fresh: [{question, choices, answer, ruled_out}]).",
-        ),
-    ] = Path(__file__).parent / "experiments" / "data" / "teachme_transfer.jsonl",
-    out: OutOption = None,
-    docs: DocsOption = False,
-) -> None:
-    """Teaching transfer: a negative fact about a category taught, fresh questions about an
-    instance of it answered (right, and the ruled-out choice avoided)."""
-    from mindstream.lab.experiments.teachme import Lab
-    from mindstream.lab.experiments.teachme_transfer import run
-
-    result = run(Lab.of(parts), _destination(out, docs, "teachme-transfer"), data)
-    console.print(
-        f"right {result['right']}, avoided {result['away_from_ruled_out']} of {result['questions']}"
-    )
-
-
-@app.command("teachme-vetoes")
-@clean_errors
-@configured
-def teachme_vetoes(
-    parts: Parts,
-    train: TrainOption = DEFAULT_DATA / "train_complete.jsonl",
-    limit: Annotated[int, typer.Option(help="held-out train questions used (of 500)")] = 500,
-    out: OutOption = None,
-    docs: DocsOption = False,
-) -> None:
-    """Where TeachMe's veto and premise-block thresholds come from: on train questions neither
-    adapter saw, how often a taught negated fact rules out (or is kept from proving) the choice
-    it denies, and how often another one, for each floor and margin of the rule."""
-    from mindstream.lab.experiments.teachme_vetoes import run
-
-    command = f"mindstream eval teachme-vetoes --train {train} --limit {limit}"
-    result = run(parts, train, _destination(out, docs, "teachme-vetoes"), limit, command)
-    best = result["best"]
-    console.print(
-        f"best: floor {best['floor']}, margin {best['margin']}: "
-        f"{best['denied_ruled_out']:.1%} ruled out, {best['wrong_per_fact']:.3f} wrong per fact"
-    )
-    block = result["best_block"]
-    console.print(
-        f"premise blocks: floor {block['floor']}, margin {block['margin']}: "
-        f"{block['denied_blocked']:.1%} blocked, right blocked {block['right_blocked']:.1%}"
-    )
-    negation = result["best_negation"]
-    console.print(
-        f"with the negation check: margin {negation['negation_margin']}: "
-        f"{negation['denied_blocked']:.1%} blocked, right blocked {negation['right_blocked']:.1%}"
-    )
-    other, topic = result["other_topics"], result["best_on_topic"]
-    console.print(
-        f"another topic's denial vetoes a choice for {other['vetoing']:.1%} of "
-        f"{other['denials']} questions; with the on-topic floor {topic['on_topic']}: "
-        f"{topic['other_topics_vetoed']:.1%}, own denials ruled out {topic['denied_ruled_out']:.1%}"
-    )
-
-
 @app.command("long-memory")
 @clean_errors
 @configured
@@ -325,7 +108,7 @@ def long_memory(
 
     if importance is not None and not 1 <= importance <= 10:
         raise ValueError(f"--importance must be between 1 and 10 (got {importance:g})")
-    result = run(data, _destination(out, docs, "long-memory"), parts, importance, answer)
+    result = run(data, results_dir(out, docs, "long-memory"), parts, importance, answer)
     for name, policy in result["policies"].items():
         recall = policy["recall"]["all"]
         console.print(
@@ -356,7 +139,7 @@ def changed_facts(
     from mindstream.lab.experiments.changed_facts import DEFAULT_DATA, run
 
     files = data or DEFAULT_DATA
-    destination = _destination(out, docs, "changed-facts")
+    destination = results_dir(out, docs, "changed-facts")
     command = "mindstream eval changed-facts" + "".join(f" --data {f}" for f in data or [])
     result = run(files, destination, parts, command)
     for name, r in result["policies"].items():
@@ -406,7 +189,7 @@ def believability(
         "model.scorer": judge_scorer,
     }
     judge = parts.rebuilt({k: v for k, v in changes.items() if v is not None})
-    result = run(run_dir, _destination(out, docs, "believability"), parts, judge)
+    result = run(run_dir, results_dir(out, docs, "believability"), parts, judge)
     for name, (mu, sigma) in sorted(result["trueskill"].items(), key=lambda item: -item[1][0]):
         console.print(f"{result['conditions'][name]}: μ {mu:.2f} ± {sigma:.2f}")
 
@@ -431,7 +214,7 @@ def log_quiz(
     if not (run_dir / "checkpoint.json").is_file():
         raise FileNotFoundError(f"{run_dir}: not a run folder (no checkpoint.json)")
     command = f"mindstream eval log-quiz {run_dir} --hours {hours}"
-    result = run(run_dir, _destination(out, docs, "log-quiz"), parts, hours, command)
+    result = run(run_dir, results_dir(out, docs, "log-quiz"), parts, hours, command)
     for name, label in result["conditions"].items():
         acc = result["accuracy"][name]
         console.print(f"{label}: {acc['right']}/{result['questions']} ({acc['share']:.1%})")
@@ -466,7 +249,7 @@ def poignancy(
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such labelled set")
     command = "mindstream eval poignancy" + (f" --adapter {adapter}" if adapter else "")
-    result = run(parts, sets, adapter, _destination(out, docs, "poignancy"), command)
+    result = run(parts, sets, adapter, results_dir(out, docs, "poignancy"), command)
     for name, found in result["sets"].items():
         for rater, s in found["raters"].items():
             console.print(
@@ -502,7 +285,7 @@ def town_day(
         raise ValueError(f"section: lower-case letters, digits and _ only, got {section!r}")
     command = f"mindstream eval town-day {run_dir}" + (f" --compare {compare}" if compare else "")
     command += f" --section {section}" if section != "town_day" else ""
-    destination = _destination(out, docs, "town-day")
+    destination = results_dir(out, docs, "town-day")
     result = run(run_dir, destination, compare, command, section)
     if docs:  # the published figures: bench/results keeps the same JSON beside the benches
         bench = DEFAULT_SECTIONS.parents[1] / "bench" / "results" / f"{section}.json"
@@ -570,7 +353,7 @@ def truth(
     command += " --speaker-names" if named else ""
     result = run(
         conversations,
-        _destination(out, docs, name),
+        results_dir(out, docs, name),
         parts,
         named=named,
         command=command,

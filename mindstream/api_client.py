@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from mindstream.agents.assistant.assistant import Reply
+from mindstream.agents.assistant.replies import Reply
 from mindstream.client import KEY_ENV, MAX_WAIT_S, WRITES, ServiceError, _retry_after
 from mindstream.service.schemas import FoundOut, MemoryOut
 from mindstream.service.users import KeyInfo

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field
 
 from mindstream.agents.assistant.config import AssistantConfig
 from mindstream.agents.assistant.messages import Message, as_messages
 from mindstream.agents.assistant.prompting import answer_prompt
+from mindstream.agents.assistant.replies import (
+    Correction,
+    ReflectionBusy,
+    Reply,
+    RequestReused,
+    UsedMemory,
+)
 from mindstream.agents.assistant.serialised import Serialised
 from mindstream.lm import complete_batch
 from mindstream.memory import (
@@ -36,59 +41,6 @@ from mindstream.memory.stream import REQUEST_KEY
 DEFAULT_SESSION = "default"
 RECALLED = (MemoryKind.OBSERVATION, MemoryKind.DIALOGUE, MemoryKind.FACT, MemoryKind.CORRECTION)
 RECALLED_WITH_REFLECTIONS = (*RECALLED, MemoryKind.REFLECTION)
-
-
-class UsedMemory(BaseModel):
-    """A memory an answer used, with the parts of its retrieval score."""
-
-    id: str
-    kind: str
-    text: str
-    status: str = "active"  # "superseded": recalled as history, no longer true
-    created_at: datetime
-    score: float
-    recency: float
-    importance: float
-    relevance: float
-
-    @classmethod
-    def of(cls, found: ScoredMemory) -> UsedMemory:
-        r = found.record
-        return cls(
-            id=r.id,
-            kind=r.kind.value,
-            text=r.text,
-            status=r.status.value,
-            created_at=r.created_at,
-            score=found.score,
-            recency=found.recency,
-            importance=found.importance,
-            relevance=found.relevance,
-        )
-
-
-class Reply(BaseModel):
-    answer: str
-    memories: list[UsedMemory]
-    message_id: str
-    answer_id: str
-
-
-class RequestReused(ValueError):
-    """An idempotency key sent again with another request than the first time."""
-
-
-class ReflectionBusy(RuntimeError):
-    """This user's reflection is still running; a second one would repeat its insights."""
-
-
-class Correction(BaseModel):
-    """A person's correction, as in TeachMe: the memory is wrong (forgotten, noted), has a
-    newer truth ("actually ..."; superseded with provenance), or should be forgotten."""
-
-    action: Literal["wrong", "actually", "forget"]
-    memory_id: str
-    text: str | None = Field(None, description="the corrected fact, for `actually`")
 
 
 class Assistant:

@@ -1,5 +1,5 @@
-"""What the assistant answers with and the errors and corrections of its requests: the
-service, the client and the pages read these without loading the assistant."""
+"""What the assistant answers with and the errors and corrections of its requests: the HTTP
+client reads these without loading the assistant."""
 
 from __future__ import annotations
 

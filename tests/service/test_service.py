@@ -241,3 +241,25 @@ def test_corrections_follow_one_state_machine_over_rest(service: ServiceProcess)
         for _ in range(2)
     ]
     assert wrong[0].json()["id"] == wrong[1].json()["id"]
+
+
+def test_the_attackers_paging_notes_all_stay_true_over_rest(service: ServiceProcess) -> None:
+    """A batch of 25 like notes, then an unrelated one, through the service: change detection
+    (the shipped judge, in the service's background worker) retires none of them, and a
+    search for the code finds them."""
+    pam = service.user("pam")
+    notes = [{"text": f"Paging note number {n}: the parcel code is P0{n:02d}"} for n in range(1, 26)]
+    written = pam.post("/v1/memories/batch", json={"memories": notes})
+    assert written.status_code == 200, written.text
+    _add(pam, "Remember to water the tomatoes on Friday.")
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        mine = pam.get("/v1/memories", params={"limit": 100}).json()
+        if not any(m["provenance"]["detection"] == "pending" for m in mine):
+            break
+        time.sleep(1)
+    assert len(mine) == 26
+    assert {m["provenance"]["detection"] for m in mine} == {"done"}
+    assert {m["status"] for m in mine} == {"active"}
+    found = pam.get("/v1/search", params={"q": "what is the parcel code", "k": 5}).json()
+    assert len(found) == 5 and all("parcel code" in f["memory"]["text"] for f in found)

@@ -5,6 +5,7 @@ assistant's policy, `rerank` set to the candidates it was trained for). Writes
 bench/results/embedder.json.
 
     python bench/bench_embedder.py [--rounds 3] [--memories 10000] [--queries 200]
+        [--candidates 10 8]
 """
 
 from __future__ import annotations
@@ -48,12 +49,14 @@ def query_ms(
     questions: list[str],
     size: int,
     reranker: OnnxReranker | None = None,
+    candidates: int | None = None,
 ) -> float:
     """p50 of the assistant's retrieve (hybrid, gate 10, k 10, the reranker if given; detection
-    is off: it is not on the query path) over `size` memories."""
+    is off: it is not on the query path) over `size` memories; the reranker re-scores the top
+    `candidates` (default: as many as it was trained for)."""
     clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
     policy = long_horizon().model_copy(update={"changes": ChangePolicy(enabled=False)})
-    rerank = None if reranker is None else trained_candidates()
+    rerank = None if reranker is None else candidates or trained_candidates()
     policy = policy.model_copy(update={"rerank": rerank})
     stream = MemoryStream(InMemoryStore(), embedder, clock=clock, config=policy, reranker=reranker)
     pool = (texts * (size // len(texts) + 1))[:size]
@@ -85,6 +88,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also time the reranker over these top-N (default: only what it was trained for)",
+    )
     args = parser.parse_args()
     texts, questions = turns()
     models = {"stock": MiniLMEmbeddings(), "dialogue": MiniLMEmbeddings(adapter=RETRIEVER_DIR)}
@@ -109,6 +119,10 @@ def main() -> None:
     result["query_p50_ms"]["dialogue + reranker"] = query_ms(
         models["dialogue"], texts, questions[: args.queries], args.memories, reranker
     )
+    for top in args.candidates:
+        result["query_p50_ms"][f"dialogue + reranker, top {top}"] = query_ms(
+            models["dialogue"], texts, questions[: args.queries], args.memories, reranker, top
+        )
     result["rerank_candidates"] = trained_candidates()
     result["rerank_layers"] = reranker.pairs.settings.layers or 6
     result["ratio_texts_per_s"] = result["texts_per_s"]["dialogue"] / result["texts_per_s"]["stock"]

@@ -248,7 +248,9 @@ def test_the_attackers_paging_notes_all_stay_true_over_rest(service: ServiceProc
     (the shipped judge, in the service's background worker) retires none of them, and a
     search for the code finds them."""
     pam = service.user("pam")
-    notes = [{"text": f"Paging note number {n}: the parcel code is P0{n:02d}"} for n in range(1, 26)]
+    notes = [
+        {"text": f"Paging note number {n}: the parcel code is P0{n:02d}"} for n in range(1, 26)
+    ]
     written = pam.post("/v1/memories/batch", json={"memories": notes})
     assert written.status_code == 200, written.text
     _add(pam, "Remember to water the tomatoes on Friday.")

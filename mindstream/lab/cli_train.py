@@ -196,11 +196,23 @@ def change_judge(
         Path | None, typer.Option(help="hand-written pairs (jsonl: earlier, later, label, type)")
     ] = None,
     threads: Threads = 2,
+    layers: Annotated[
+        int | None,
+        typer.Option(help="keep MiniLM's first N layers: a cheaper judge per write", min=1, max=6),
+    ] = None,
+    distil_from: Annotated[
+        Path | None,
+        typer.Option(help="a trained judge's folder whose probabilities the new one also learns"),
+    ] = None,
+    distil: Annotated[
+        float, typer.Option(help="weight of the teacher's probabilities in the loss", min=0, max=1)
+    ] = 0.5,
 ) -> None:
     """Fine-tune the change judge (LoRA on all-MiniLM-L6-v2, three-way: other / same slot /
     replaces) on pairs mined from the train conversations, hand-written pairs and templates;
     the dev conversations' pairs draw the curve and fit the temperature; the held-out
-    conversations are never read."""
+    conversations are never read. A cheaper judge: `--layers 3 --distil-from
+    mindstream/lm/adapters/change_judge`."""
     from mindstream.lab.training.change_run import run_change_judge
 
     run_change_judge(
@@ -212,6 +224,9 @@ def change_judge(
         templates=templates,
         hand=hand,
         threads=threads,
+        layers=layers,
+        distil_from=distil_from,
+        distil=distil,
     )
 
 

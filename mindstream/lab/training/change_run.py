@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from rich.console import Console
 from rich.progress import Progress
 
@@ -13,6 +14,7 @@ from mindstream.lab.experiments.report import table
 from mindstream.lab.training import change_data
 from mindstream.lab.training.change_judge import ChangeJudgeTraining, train, write_report
 from mindstream.lab.training.run import check_out
+from mindstream.lm.backends.onnx_embedder import fingerprint
 
 console = Console()
 
@@ -27,6 +29,9 @@ def run_change_judge(
     templates: int,
     hand: Path | None,
     threads: int,
+    layers: int | None = None,
+    distil_from: Path | None = None,
+    distil: float = 0.5,
 ) -> dict[str, object]:
     import torch
 
@@ -40,9 +45,15 @@ def run_change_judge(
     )
     dev = [e for c in truth_data.split("dev") for e in change_data.mined(c, embed)]
     config = ChangeJudgeTraining(
-        epochs=epochs, learning_rate=learning_rate, rank=rank, alpha=2 * rank
+        epochs=epochs,
+        learning_rate=learning_rate,
+        rank=rank,
+        alpha=2 * rank,
+        layers=layers,
+        distil=distil if distil_from else 0.0,
     )
     console.print(f"{len(examples)} training pairs, {len(dev)} dev pairs")
+    teacher = _teacher_logits(distil_from, examples, threads) if distil_from else None
     with Progress(console=console) as progress:
         task = progress.add_task("training", total=None)
         report = train(
@@ -55,7 +66,10 @@ def run_change_judge(
                 f"step {point['step']}: loss {point['loss']:.3f}, dev AUC {point['auc']:.3f}, "
                 f"P/R at 0.5 {point['precision_at']['0.5']}/{point['recall_at']['0.5']}"
             ),
+            teacher=teacher,
         )
+    if distil_from:
+        report["distilled_from"] = {"fingerprint": fingerprint(distil_from), "weight": distil}
     write_report(report, out)
     rows = [
         [
@@ -73,3 +87,12 @@ def run_change_judge(
         f"peak {report['peak_memory_mb']} MB; written {out}"
     )
     return report
+
+
+def _teacher_logits(folder: Path, examples: list[change_data.Example], threads: int) -> np.ndarray:
+    """A trained judge's logits on every training pair (its exported graph: a few minutes)."""
+    from mindstream.lm.judges.change_judge import load_change_judge
+
+    judge = load_change_judge(folder, threads=threads)
+    console.print(f"the teacher ({folder}) reads {len(examples)} pairs")
+    return judge.logits([(e.earlier, e.later) for e in examples], batch_size=16)

@@ -125,6 +125,15 @@ class OnnxChangeJudge(OnnxPairModel):
         return [r.replaces for r in self.relate_batch(pairs)]
 
 
+def keep_layers(model: Any, layers: int | None) -> None:
+    """Keep MiniLM's first `layers` transformer layers: a pair costs in proportion to the
+    layers it passes, and the reranker is on the query path, the change judge on every write."""
+    if layers is None or layers >= len(model.bert.encoder.layer):
+        return
+    model.bert.encoder.layer = model.bert.encoder.layer[:layers]
+    model.config.num_hidden_layers = layers
+
+
 def merged_model(folder: Path, base: Path) -> Any:
     """The base MiniLM with the trained LoRA adapter and head merged in (torch, for export
     and for training-time measures)."""
@@ -134,10 +143,11 @@ def merged_model(folder: Path, base: Path) -> Any:
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
-    labels = len(settings_of(folder).labels)
+    settings = settings_of(folder)
     model = AutoModelForSequenceClassification.from_pretrained(
-        str(base), num_labels=labels, local_files_only=True
+        str(base), num_labels=len(settings.labels), local_files_only=True
     )
+    keep_layers(model, settings.layers)
     return PeftModel.from_pretrained(model, str(folder)).merge_and_unload().eval()
 
 

@@ -19,7 +19,12 @@ import numpy as np
 from mindstream.lm.backends import loading
 from mindstream.lm.backends.embeddings import RETRIEVER_DIR
 from mindstream.lm.backends.onnx_embedder import fingerprint, merged_encoder
-from mindstream.lm.judges.change_judge import OnnxPairModel, exported_graph, settings_of
+from mindstream.lm.judges.change_judge import (
+    OnnxPairModel,
+    exported_graph,
+    keep_layers,
+    settings_of,
+)
 
 RERANKER_DIR = Path(__file__).parents[1] / "adapters" / "reranker"
 _BATCH = 8  # pairs sorted by length, padded per batch: 63 ms for 20 chat turns against 86 at 32
@@ -58,15 +63,6 @@ class OnnxReranker:
         )
         self._last = (key, scored)
         return scored.copy()
-
-
-def keep_layers(model: Any, layers: int | None) -> None:
-    """Keep MiniLM's first `layers` transformer layers: a pair costs in proportion to the
-    layers it passes, and the reranker is on the query path."""
-    if layers is None or layers >= len(model.bert.encoder.layer):
-        return
-    model.bert.encoder.layer = model.bert.encoder.layer[:layers]
-    model.config.num_hidden_layers = layers
 
 
 def merged_reranker(folder: Path, base: Path, retriever: Path = RETRIEVER_DIR) -> Any:

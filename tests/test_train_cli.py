@@ -120,3 +120,11 @@ def test_a_malformed_dialogue_file_is_one_line_naming_file_and_field(
     message = _one_error_line(result.output)
     assert "dialogues.json" in message and "'data'" in message
     assert not (tmp_path / "o").exists()
+
+
+def test_a_teacher_that_is_not_there_is_one_line_before_any_mining(tmp_path: Path) -> None:
+    args = ["train", "change-judge", "--distil-from", str(tmp_path / "none"), "--layers", "3"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "--distil-from" in _one_error_line(result.output)
+    assert not (tmp_path / "o").exists()

@@ -13,7 +13,7 @@ from mindstream.lab.experiments import truth_data
 from mindstream.lab.experiments.report import table
 from mindstream.lab.training import change_data
 from mindstream.lab.training.change_judge import ChangeJudgeTraining, train, write_report
-from mindstream.lab.training.run import check_out
+from mindstream.lab.training.run import check_out, check_start
 from mindstream.lm.backends.onnx_embedder import fingerprint
 
 console = Console()
@@ -38,6 +38,7 @@ def run_change_judge(
     from mindstream.lm.backends.embeddings import MiniLMEmbeddings
 
     check_out(out, overwrite)
+    check_start(distil_from, "--distil-from")
     torch.set_num_threads(threads)
     embed = MiniLMEmbeddings(threads=threads).embed_array
     examples = change_data.build(

@@ -47,9 +47,9 @@ def check_out(out: Path, overwrite: bool) -> None:
         )
 
 
-def check_start(start_from: Path | None) -> None:
+def check_start(start_from: Path | None, flag: str = "--start-from") -> None:
     if start_from is not None and not (start_from / "adapter_config.json").is_file():
-        raise FileNotFoundError(f"--start-from {start_from}: holds no adapter_config.json")
+        raise FileNotFoundError(f"{flag} {start_from}: holds no adapter_config.json")
 
 
 def count_sources(sources: Sequence[str]) -> dict[str, int]:

@@ -309,11 +309,19 @@ def reranker(
         int, typer.Option(help="the retriever's top N it re-scores (stream.rerank)", min=10)
     ] = 20,
     threads: Threads = 2,
+    distil_from: Annotated[
+        Path | None,
+        typer.Option(help="a trained reranker's folder whose scores the new one also learns"),
+    ] = None,
+    distil: Annotated[
+        float, typer.Option(help="weight of the teacher's scores in the loss", min=0, max=1)
+    ] = 0.5,
 ) -> None:
     """Train the reranker: a cross-encoder started from the shipped dialogue retriever, on the
     retriever's (question, answering turn) pairs with negatives the tuned retriever ranks
     high. The dev chats draw the curve (recall@10 after re-scoring the top --candidates); the
-    held-out chats are never read. The assistant uses it with `stream.rerank`."""
+    held-out chats are never read. The assistant uses it with `stream.rerank`. A cheaper one:
+    `--layers 2 --distil-from mindstream/lm/adapters/reranker`."""
     from mindstream.lab.training.reranker import RerankerTraining
     from mindstream.lab.training.retriever_run import run_reranker
 
@@ -326,6 +334,7 @@ def reranker(
             rank=rank,
             layers=layers,
             candidates=candidates,
+            distil=distil if distil_from else 0.0,
         ),
         friendsqa=friendsqa or [],
         molweni=molweni or [],
@@ -333,4 +342,5 @@ def reranker(
         openbookqa_limit=openbookqa_limit,
         check_friendsqa=check_friendsqa,
         threads=threads,
+        distil_from=distil_from,
     )

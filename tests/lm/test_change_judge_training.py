@@ -11,12 +11,8 @@ import pytest
 import torch
 
 from mindstream.lab.training.change_data import Example
-from mindstream.lab.training.change_judge import (
-    ChangeJudgeTraining,
-    _batches,
-    _distillation,
-    train,
-)
+from mindstream.lab.training.change_judge import ChangeJudgeTraining, _batches, train
+from mindstream.lab.training.distil import distillation_loss as _distillation
 
 
 def _examples(count: int) -> list[Example]:
@@ -53,3 +49,19 @@ def test_distilling_without_the_teachers_logits_is_refused(tmp_path: Path) -> No
     with pytest.raises(ValueError, match="teacher"):
         train(examples, examples, tmp_path, config, teacher=np.zeros((3, 3), dtype=np.float32))
     assert not any(tmp_path.iterdir())
+
+
+def test_a_reranker_taught_by_a_teacher_that_agrees_only_keeps_its_hard_loss() -> None:
+    from mindstream.lab.training.reranker import RerankerTraining, _loss
+    from mindstream.lab.training.retriever_data import Pair
+
+    scores = torch.tensor([1.0, 2.0, -1.0, 0.0])
+    pair = Pair(query="q", positive="p", negatives=("a", "b", "c"), source="t")
+    config = RerankerTraining(distil=0.5, negatives=3)
+    hard = float(_loss(lambda q, texts: scores, pair, config, random.Random(0)))
+    agreeing = _loss(lambda q, texts: scores, pair, config, random.Random(0), lambda q, t: scores)
+    assert float(agreeing) == pytest.approx(0.5 * hard, abs=1e-5)
+    disagreeing = _loss(
+        lambda q, texts: scores, pair, config, random.Random(0), lambda q, t: -scores.numpy()
+    )
+    assert float(disagreeing) > float(agreeing)

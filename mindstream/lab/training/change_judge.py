@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mindstream.lab.training.adapter import peak_memory_mb
 from mindstream.lab.training.change_data import LABELS, REPLACES, Example
+from mindstream.lab.training.distil import distillation_loss
 from mindstream.lm.backends.loading import minilm_model_dir
 from mindstream.lm.judges.change_judge import SETTINGS, JudgeSettings, keep_layers, probabilities
 
@@ -266,7 +267,7 @@ def _step(
     labels = torch.tensor([e.label for e in batch])
     loss = torch.nn.functional.cross_entropy(logits, labels)
     if soft is not None:
-        loss = (1 - config.distil) * loss + config.distil * _distillation(
+        loss = (1 - config.distil) * loss + config.distil * distillation_loss(
             logits, torch.from_numpy(soft), config.distil_temperature
         )
     loss.backward()
@@ -274,17 +275,6 @@ def _step(
     optimiser.step()
     optimiser.zero_grad()
     return float(loss.detach())
-
-
-def _distillation(logits: Any, teacher: Any, temperature: float) -> Any:
-    """KL(teacher || student) at `temperature`, scaled by its square (Hinton et al. 2015) so
-    its gradients match the hard loss's whatever the temperature."""
-    import torch
-
-    student = torch.log_softmax(logits / temperature, dim=1)
-    target = torch.softmax(teacher.float() / temperature, dim=1)
-    kl = torch.nn.functional.kl_div(student, target, reduction="batchmean")
-    return kl * temperature**2
 
 
 def _count(sources: Any) -> dict[str, int]:

@@ -2,7 +2,8 @@
 LoRA adapter and a one-logit head, taught to put a question's answering turn above the turns
 the tuned retriever confuses with it (softmax over the positive and a few mined negatives).
 The curve is dev evidence recall@10 after re-scoring the retriever's top candidates, as the
-memory stream does (`memory.relevance.reranked`)."""
+memory stream does (`memory.relevance.reranked`). A shallower one (`layers`) can also learn
+the shipped reranker's scores over the same candidates (`distil`): a cheaper query."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from mindstream.lab.training.adapter import CurvePoint, plot_curve
+from mindstream.lab.training.distil import distillation_loss
 from mindstream.lab.training.retriever import TARGETS
 from mindstream.lab.training.retriever_data import Dialogue, Pair
 from mindstream.lm.judges.reranker import keep_layers
 from mindstream.memory.scoring import minmax
 
 Embed = Callable[[Sequence[str]], np.ndarray]
+Scores = Callable[[str, Sequence[str]], np.ndarray]  # a reranker: one score per text
 
 
 class RerankerTraining(BaseModel):
@@ -39,6 +42,10 @@ class RerankerTraining(BaseModel):
     weight: float = Field(0.5, ge=0, description="its score beside the retriever's")
     curve_points: int = Field(3, ge=1)
     seed: int = 0
+    distil: float = Field(
+        0.0, ge=0, le=1, description="weight of a trained reranker's scores in the loss"
+    )
+    distil_temperature: float = Field(1.0, gt=0)
 
 
 class RerankerReport(BaseModel):
@@ -107,8 +114,10 @@ def train(
     config: RerankerTraining,
     progress: Callable[[int, int], None],
     log: Callable[[CurvePoint], None],
+    teacher: Scores | None = None,
 ) -> tuple[CrossEncoder, list[CurvePoint]]:
-    """The trained cross-encoder and its curve."""
+    """The trained cross-encoder and its curve; `teacher`: a trained reranker whose scores
+    it also learns (with `config.distil`)."""
     import torch
 
     torch.manual_seed(config.seed)
@@ -124,7 +133,7 @@ def train(
     for step in range(1, steps + 1):
         encoder.model.train()
         batch = rng.sample(list(pairs), min(config.questions_per_step, len(pairs)))
-        loss = sum(_loss(encoder, pair, config.negatives, rng) for pair in batch) / len(batch)
+        loss = sum(_loss(encoder, pair, config, rng, teacher) for pair in batch) / len(batch)
         loss.backward()
         optimiser.step()
         optimiser.zero_grad()
@@ -146,12 +155,24 @@ def _point(examples: int, loss: float, recall: float, started: float, step: int 
     )
 
 
-def _loss(encoder: CrossEncoder, pair: Pair, negatives: int, rng: random.Random) -> Any:
+def _loss(
+    encoder: CrossEncoder,
+    pair: Pair,
+    config: RerankerTraining,
+    rng: random.Random,
+    teacher: Scores | None = None,
+) -> Any:
     import torch
 
-    chosen = rng.sample(list(pair.negatives), min(negatives, len(pair.negatives)))
-    logits = encoder(pair.query, [pair.positive, *chosen])
-    return torch.nn.functional.cross_entropy(logits.unsqueeze(0), torch.tensor([0]))
+    chosen = rng.sample(list(pair.negatives), min(config.negatives, len(pair.negatives)))
+    texts = [pair.positive, *chosen]
+    logits = encoder(pair.query, texts).unsqueeze(0)
+    loss = torch.nn.functional.cross_entropy(logits, torch.tensor([0]))
+    if teacher is None or not config.distil:
+        return loss
+    taught = torch.from_numpy(np.asarray(teacher(pair.query, texts), dtype=np.float32))
+    soft = distillation_loss(logits, taught.unsqueeze(0), config.distil_temperature)
+    return (1 - config.distil) * loss + config.distil * soft
 
 
 def _cross_encoder(config: RerankerTraining) -> CrossEncoder:

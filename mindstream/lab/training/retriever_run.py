@@ -16,7 +16,12 @@ from mindstream.lab.experiments import truth_data
 from mindstream.lab.experiments.report import table
 from mindstream.lab.training import retriever_data as data
 from mindstream.lab.training.adapter import CurvePoint, peak_memory_mb
-from mindstream.lab.training.reranker import RerankerReport, RerankerTraining, recall_reranked
+from mindstream.lab.training.reranker import (
+    RerankerReport,
+    RerankerTraining,
+    Scores,
+    recall_reranked,
+)
 from mindstream.lab.training.reranker import save as save_reranker
 from mindstream.lab.training.reranker import train as train_reranker
 from mindstream.lab.training.retriever import (
@@ -26,7 +31,7 @@ from mindstream.lab.training.retriever import (
     save,
     train,
 )
-from mindstream.lab.training.run import check_out
+from mindstream.lab.training.run import check_out, check_start
 
 console = Console()
 T = TypeVar("T")
@@ -120,22 +125,26 @@ def run_reranker(
     openbookqa_limit: int | None,
     check_friendsqa: Path | None,
     threads: int,
+    distil_from: Path | None = None,
 ) -> dict[str, object]:
     """The reranker on the same pairs as the retriever, its negatives mined by the tuned
-    retriever (the candidates it will be shown)."""
+    retriever (the candidates it will be shown); with `distil_from`, also taught that
+    reranker's scores."""
     import torch
 
     from mindstream.lm.backends.embeddings import RETRIEVER_DIR, MiniLMEmbeddings
 
     check_out(out, overwrite)
+    check_start(distil_from, "--distil-from")
     torch.set_num_threads(threads)
+    teacher = _teacher(distil_from, threads) if distil_from and config.distil else None
     tuned = MiniLMEmbeddings(threads=threads, backend="torch", adapter=RETRIEVER_DIR).embed_array
     dialogues = training_dialogues(friendsqa, molweni, openbookqa, openbookqa_limit)
     pairs = mined_pairs(dialogues, tuned)
     dev = data.from_chats(truth_data.split("dev"))
     checks = {"dev chats recall@10": dev} | check_dialogues(check_friendsqa, None)
     (encoder, curve), seconds = _trained(
-        lambda step, log: train_reranker(pairs, dev, tuned, config, step, log)
+        lambda step, log: train_reranker(pairs, dev, tuned, config, step, log, teacher)
     )
     measured = {
         name: {
@@ -179,3 +188,10 @@ def _trained(
 
 def _k(name: str) -> int:
     return 1 if "recall@1 " in name else 10
+
+
+def _teacher(folder: Path, threads: int) -> Scores:
+    """A trained reranker's scores (its exported graph), for a smaller one to learn."""
+    from mindstream.lm.judges.reranker import load_reranker
+
+    return load_reranker(folder, threads=threads).scores

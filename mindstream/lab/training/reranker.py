@@ -156,7 +156,7 @@ def _point(examples: int, loss: float, recall: float, started: float, step: int 
 
 
 def _loss(
-    encoder: CrossEncoder,
+    encoder: Callable[[str, Sequence[str]], Any],
     pair: Pair,
     config: RerankerTraining,
     rng: random.Random,

@@ -122,16 +122,11 @@ def test_a_malformed_dialogue_file_is_one_line_naming_file_and_field(
     assert not (tmp_path / "o").exists()
 
 
-def test_a_teacher_that_is_not_there_is_one_line_before_any_mining(tmp_path: Path) -> None:
-    args = ["train", "change-judge", "--distil-from", str(tmp_path / "none"), "--layers", "3"]
-    result = runner.invoke(app, [*args, "--out", str(tmp_path / "o")])
-    assert result.exit_code == 2
-    assert "--distil-from" in _one_error_line(result.output)
-    assert not (tmp_path / "o").exists()
-
-
-def test_a_reranker_teacher_that_is_not_there_is_one_line(tmp_path: Path) -> None:
-    args = ["train", "reranker", "--distil-from", str(tmp_path / "none"), "--layers", "2"]
+@pytest.mark.parametrize(("model", "layers"), [("change-judge", "3"), ("reranker", "2")])
+def test_a_teacher_that_is_not_there_is_one_line_before_any_mining(
+    tmp_path: Path, model: str, layers: str
+) -> None:
+    args = ["train", model, "--distil-from", str(tmp_path / "none"), "--layers", layers]
     result = runner.invoke(app, [*args, "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert "--distil-from" in _one_error_line(result.output)

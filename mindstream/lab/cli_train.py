@@ -34,6 +34,15 @@ StartFrom = Annotated[
     ),
 ]
 LearningRate = Annotated[float, typer.Option(help="peak learning rate (one-cycle)", min=1e-7)]
+DistilFrom = Annotated[
+    Path | None,
+    typer.Option(
+        help="a trained model's folder (the same kind) whose outputs the new one also learns"
+    ),
+]
+Distil = Annotated[
+    float, typer.Option(help="weight of the teacher's outputs in the loss", min=0, max=1)
+]
 Precision = Annotated[
     str, typer.Option(help="auto (time both here, keep the faster), float32 or bfloat16")
 ]
@@ -200,13 +209,8 @@ def change_judge(
         int | None,
         typer.Option(help="keep MiniLM's first N layers: a cheaper judge per write", min=1, max=6),
     ] = None,
-    distil_from: Annotated[
-        Path | None,
-        typer.Option(help="a trained judge's folder whose probabilities the new one also learns"),
-    ] = None,
-    distil: Annotated[
-        float, typer.Option(help="weight of the teacher's probabilities in the loss", min=0, max=1)
-    ] = 0.5,
+    distil_from: DistilFrom = None,
+    distil: Distil = 0.5,
 ) -> None:
     """Fine-tune the change judge (LoRA on all-MiniLM-L6-v2, three-way: other / same slot /
     replaces) on pairs mined from the train conversations, hand-written pairs and templates;
@@ -309,13 +313,8 @@ def reranker(
         int, typer.Option(help="the retriever's top N it re-scores (stream.rerank)", min=10)
     ] = 20,
     threads: Threads = 2,
-    distil_from: Annotated[
-        Path | None,
-        typer.Option(help="a trained reranker's folder whose scores the new one also learns"),
-    ] = None,
-    distil: Annotated[
-        float, typer.Option(help="weight of the teacher's scores in the loss", min=0, max=1)
-    ] = 0.5,
+    distil_from: DistilFrom = None,
+    distil: Distil = 0.5,
 ) -> None:
     """Train the reranker: a cross-encoder started from the shipped dialogue retriever, on the
     retriever's (question, answering turn) pairs with negatives the tuned retriever ranks

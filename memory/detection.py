@@ -16,9 +16,11 @@ stored and unsuperseded.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from mindstream.memory.changes import ChangeDecision, ChangeDetector, JudgeFailed, Neighbourhood
@@ -33,6 +35,8 @@ class Locked(Neighbourhood, Protocol):
     every other caller takes."""
 
     lock: threading.RLock
+
+    def one_write(self) -> AbstractContextManager[None]: ...
 
 
 class DetectionWorker:
@@ -69,11 +73,26 @@ class DetectionWorker:
             return self._idle.wait_for(lambda: self._outstanding == 0, timeout)
 
     def stop(self) -> None:
+        """Finish the round under way and drop the queued ones: their memories stay `pending`
+        in the store and are queued again when the stream is next opened."""
+        dropped = 0
+        while True:
+            try:
+                ids = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            dropped += len(ids or [])
+        if dropped:
+            with self._idle:
+                self._outstanding -= dropped
+                self._idle.notify_all()
+            log.warning("%d memories left pending: judged when the store is next opened", dropped)
         if self._thread is not None and self._thread.is_alive():
             self._queue.put(None)
             self._thread.join(timeout=30)
 
     def _run(self) -> None:
+        _yield_to_requests()
         while True:
             ids = self._queue.get()
             if ids is None:
@@ -97,11 +116,20 @@ class DetectionWorker:
             outcome = "done"
         except JudgeFailed:
             judged, outcome = [], "failed"
-        with stream.lock:
+        with stream.lock, stream.one_write():
             decisions = detector.apply(stream, gathered.decided + judged)
             mark(stream, [i for i in gathered.judged], outcome)
         for listener in self.listeners:
             listener(decisions)
+
+
+def _yield_to_requests(niceness: int = 10) -> None:
+    """Lower this thread's scheduling priority (Linux threads each have their own), so a write
+    or a search that arrives while a round is judged gets the cores first."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
+    except (AttributeError, OSError):  # not Linux, or not allowed: judge at normal priority
+        log.debug("change detection runs at normal priority")
 
 
 def mark(stream: Locked, ids: Sequence[str], outcome: str) -> list[MemoryRecord]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from functools import partial
 from itertools import groupby
@@ -60,6 +61,7 @@ from mindstream.memory.residency import Residency
 from mindstream.memory.scoring import Scored
 from mindstream.memory.stores.base import MemoryStore
 from mindstream.memory.transfer import prepared
+from mindstream.memory.writes import GatheredWrites
 
 REQUEST_KEY = "idempotency_key"  # the metadata key a write's idempotency key is kept under
 
@@ -107,6 +109,7 @@ class MemoryStream:
         self.intake = Intake(embedder, rater, self.config)
         self.changes = ChangeDetector(judge, self.config.changes)
         self.lock = threading.RLock()  # every caller's and the detection worker's
+        self._writes = GatheredWrites(store)
         self.worker = DetectionWorker(self, self.changes)
         self._records: dict[str, MemoryRecord] = {}
         self._owners: dict[str, OwnerState] = {}
@@ -361,8 +364,11 @@ class MemoryStream:
             if pending:
                 self.store.update(list(pending.values()), fields=("last_accessed_at",))
 
-    def close(self) -> None:
-        self.worker.settle(timeout=60)
+    def close(self, settle: float = 60.0) -> None:
+        """Judge what is pending for up to `settle` seconds, then stop: what is left stays
+        `pending` in the store and is judged when the stream is next opened."""
+        if settle > 0:
+            self.worker.settle(timeout=settle)
         self.worker.stop()
         self.flush()
         self.store.close()
@@ -549,8 +555,13 @@ class MemoryStream:
             writes.setdefault(tuple(sorted(change)) + touched, []).append(new)
             updated.append(new)
         for fields, records in writes.items():
-            self.store.update(records, fields=fields)
+            self._writes.update(records, fields)
         return updated
+
+    def one_write(self) -> AbstractContextManager[None]:
+        """The store updates made inside (by this thread) go to the store as one write on
+        leaving; the records change at once. A detection round's writes, under the lock."""
+        return self._writes.gathered(self.find)
 
     def evidence_of(self, memory_id: str) -> list[MemoryRecord]:
         self.get(memory_id)

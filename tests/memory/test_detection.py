@@ -170,8 +170,10 @@ class GatedJudge(FakeJudge):
     def __init__(self) -> None:
         super().__init__(replaces=always)
         self.gate = threading.Event()
+        self.entered = threading.Event()
 
     def replaces_batch(self, pairs: object) -> list[float]:
+        self.entered.set()
         self.gate.wait(timeout=10)
         return super().replaces_batch(pairs)  # type: ignore[arg-type]
 
@@ -235,6 +237,7 @@ def _leeds_judged_then_gated(tmp_path: Path) -> tuple[GatedJudge, MemoryStream, 
     leeds = _add(stream, "I live in Leeds")
     stream.settle(timeout=10)
     judge.gate.clear()
+    judge.entered.clear()
     return judge, stream, leeds
 
 
@@ -260,7 +263,8 @@ def test_a_prompt_close_finishes_the_round_under_way_and_leaves_the_rest_pending
 ) -> None:
     """A service stops at once: the queued writes are judged when the store is next opened."""
     judge, stream, leeds = _leeds_judged_then_gated(tmp_path)
-    york = _add(stream, "We moved to York", 1)  # its round waits in the judge
+    york = _add(stream, "We moved to York", 1)
+    assert judge.entered.wait(timeout=10)  # York's round is under way, waiting in the judge
     bath = _add(stream, "We moved again, to Bath", 2)  # queued behind it
     closing = threading.Thread(target=stream.close, kwargs={"settle": 0})
     closing.start()

@@ -182,8 +182,9 @@ class Models:
 
     @cached_property
     def change_judge(self) -> ReplacementJudge:
-        """Does a later statement make an earlier one out of date: the shipped pair model
-        whatever the chat model; without it (a trimmed install), the relation judge, said once."""
+        """Does a later statement make an earlier one out of date: the shipped pair models (two,
+        read as one) whatever the chat model; without them (a trimmed install), the relation
+        judge, said once."""
         return DeferredPairJudge(self._pair_judge)
 
     @cached_property
@@ -203,11 +204,11 @@ class Models:
             return NoReranker()
 
     def _pair_judge(self) -> ReplacementJudge:
-        from mindstream.lm.judges.change_judge import load_change_judge
+        from mindstream.lm.judges.change_judge import load_pair_judges
 
         local = self.config.local
         try:
-            return load_change_judge(cache_dir=local.cache_dir, threads=local.threads)
+            return load_pair_judges(cache_dir=local.cache_dir, threads=local.threads)
         except FileNotFoundError as missing:
             log.warning("%s; change detection asks the chat model instead", missing)
             return self.judge

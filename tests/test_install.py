@@ -41,7 +41,8 @@ def test_the_wheel_holds_one_top_level_package_and_its_type_marker(wheel: Path) 
     for layer in ("agents", "memory", "reflection", "sim", "lm", "lab"):
         assert f"mindstream/{layer}/__init__.py" in names, layer
     assert "mindstream/py.typed" in names
-    assert "mindstream/lm/adapters/change_judge/adapter_model.safetensors" in names
+    for judge in ("change_judge", "change_judge_second"):
+        assert f"mindstream/lm/adapters/{judge}/adapter_model.safetensors" in names, judge
     assert "mindstream/lab/experiments/data/truth/heldout/lena.chat" in names
 
 

@@ -85,9 +85,12 @@ def test_one_call_swaps_a_part_and_an_unknown_name_is_refused(tmp_path: Path) ->
     parts.override(chat=chat, embedder=HashEmbeddings(), change_judge=judge)
     assert parts.models.chat is chat
     stream_judge = parts.judge_for(parts.config.assistant.stream)
-    assert isinstance(stream_judge, ConfirmedJudge)  # the chat model confirms, as configured
-    assert isinstance(stream_judge.judge, DeferredPairJudge)
-    assert stream_judge.judge.replaces_batch([("I live in Leeds", "I live in York")]) == [0.9]
+    assert isinstance(stream_judge, DeferredPairJudge)  # the pair judges alone, as configured
+    assert stream_judge.replaces_batch([("I live in Leeds", "I live in York")]) == [0.9]
+    confirming = parts.config.assistant.stream.with_changes(confirm_from=0.9)
+    confirmed = parts.judge_for(confirming)
+    assert isinstance(confirmed, ConfirmedJudge)  # the chat model confirms when asked to
+    assert isinstance(confirmed.judge, DeferredPairJudge)
     with pytest.raises(ValueError, match=r"no part named 'model'.*chat"):
         parts.override(model=chat)
     saved = tmp_path / "saved.yaml"

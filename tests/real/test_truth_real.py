@@ -1,5 +1,6 @@
 """Knowing what is true now, on the real embedded models: the shipped change judge's clear
-cases (a change told as a new state, a list of like notes, another person's fact), the
+cases (a change told as a new state, a list of like notes, another person's fact), what the
+second shipped judge keeps true, the
 assistant's Leeds-to-York move judged in the background on a chroma store on disk, a list of
 25 like notes that must all stay, and the two TeachMe cases where a taught fact used to veto
 the answer it supports."""
@@ -16,7 +17,7 @@ from mindstream.cli import app
 from mindstream.compose import Parts
 from mindstream.lm.backends.loading import cached_smollm2_dir
 from mindstream.lm.config import LocalModelConfig
-from mindstream.lm.judges.change_judge import load_change_judge
+from mindstream.lm.judges.change_judge import PairEnsemble, load_change_judge, load_pair_judges
 from mindstream.lm.judges.relation import load_adapter_judge
 from mindstream.memory import MemoryStatus
 from mindstream.memory.confirmation import ConfirmedJudge
@@ -64,42 +65,52 @@ def test_the_change_judge_separates_an_indirect_move_from_another_persons_fact()
     assert move.replaces > 0.5 > manager.replaces
 
 
-def test_the_chat_model_vetoes_what_the_pair_judge_alone_would_retire(judge) -> None:  # type: ignore[no-untyped-def]
-    """A near neighbour from the dev chats the pair judge alone retires (a grandchild's age by a
-    cafe's new hours) stays true once the chat model is asked too; one the judge trained on 23
-    conversations also retired (a brother-in-law's job by a dog put down) stays true; a new
-    door code still supersedes."""
-    confirmed = ConfirmedJudge(load_change_judge(threads=1), judge, gate=0.3)
+CODE = (
+    "Writing this down before I forget: the front door keypad code at Banksia is 4417, then "
+    "the hash key.",
+    "Also, Banksia have changed the front door code after the escape business. It's 7731 and "
+    "hash now.",
+)
+
+
+def test_the_second_pair_judge_keeps_true_what_the_first_alone_would_retire() -> None:
+    """A near neighbour from the dev chats that the first judge alone retires (the cafe job by
+    "i got the job!!!!!", weeks before the last shift there) stays true once the second judge
+    is read too; a new dose of the same tablet still supersedes. (A pair's probability moves
+    by a few hundredths with the batch it is read in: int8 scales are set per batch.)"""
+    judges = load_pair_judges(threads=1)
+    assert isinstance(judges, PairEnsemble)
     pairs = [
         (
-            "he does maintenance at the plant out by the airport, been there 12 years",
-            "had to put bandit down friday. his back legs quit on him. buried him under the "
-            "live oak by the tank",
+            "n i work full time as a barista at kettle & crumb, wee cafe on duke st",
+            "i got the job!!!!!",
         ),
         (
-            "and kaylee's 6. she turns 7 the end of march and wants a unicorn cake, whatever "
-            "that is",
-            "oh and the dq quit openin before 7, so the fellas moved coffee to the taqueria on "
-            "highway 6. wednesdays at 6 now",
+            "And my own bit of news: my bloods came back and my TSH was high, so Dr Rinaldi has "
+            "put my levothyroxine up to 100 micrograms.",
+            "Thyroid results are back. Now my TSH is too low, so Dr Rinaldi has dropped the "
+            "levothyroxine to 88 micrograms. I didn't even know there was a dose in between.",
         ),
-        (
-            "Writing this down before I forget: the front door keypad code at Banksia is 4417, "
-            "then the hash key.",
-            "Also, Banksia have changed the front door code after the escape business. It's "
-            "7731 and hash now.",
-        ),
-        (LEEDS, YORK),
     ]
-    plant, cafe, code, move = judged = confirmed.relate_batch(pairs)
+    (job_alone, _), (job, dose) = judges.first.relate_batch(pairs), judges.relate_batch(pairs)
     print(
-        "\n(pair judge, chat model, combined):",
-        [(round(r.judge, 3), r.model and round(r.model, 3), round(r.replaces, 3)) for r in judged],
+        f"\nthe job: first alone {job_alone.replaces:.3f}, both {job.replaces:.3f}; "
+        f"dose {dose.replaces:.3f}"
     )
     threshold = ChangePolicy().threshold
-    assert cafe.judge >= threshold  # what the pair judge alone gets wrong
-    assert max(plant.replaces, cafe.replaces) < threshold
-    assert code.replaces >= threshold  # confirmed
-    assert move.replaces <= move.judge  # whatever the chat model says, never raised
+    assert job_alone.replaces >= threshold > job.replaces
+    assert dose.replaces >= threshold
+
+
+def test_the_chat_models_second_opinion_can_only_lower_the_pair_judges(judge) -> None:  # type: ignore[no-untyped-def]
+    """`confirm_from`, off for the assistant since the two pair judges (it added nothing on
+    the dev chats at half the speed), still never raises a pair above what the judges said."""
+    confirmed = ConfirmedJudge(load_pair_judges(threads=1), judge, gate=0.3)
+    judged = confirmed.relate_batch([CODE, (LEEDS, YORK)])
+    print(
+        "\n(pair judges, chat model, combined):", [(r.judge, r.model, r.replaces) for r in judged]
+    )
+    assert all(r.model is not None and r.replaces <= r.judge for r in judged)
 
 
 def test_the_judge_finds_what_a_fact_shows_false(judge) -> None:  # type: ignore[no-untyped-def]

@@ -174,27 +174,21 @@ def build(
     hand: Path | None = HAND,
     oversample: int = 6,
     hand_repeat: int = 3,
+    counterfactual: Callable[[Conversation], list[Example]] | None = None,
     counterfactual_repeat: int = 2,
 ) -> list[Example]:
     """Every source, shuffled. The conversations' few replacements and restatements are
-    repeated `oversample` times, their counterfactual negatives (`counterfactual.py`)
+    repeated `oversample` times, their `counterfactual` negatives (`counterfactual.py`)
     `counterfactual_repeat` times and the hand-written pairs `hand_repeat` times (else a few
     hundred typed hard cases drown among twenty thousand mined ones), and the written pairs
     are shown in chat style half the time, so that neither the style nor the source tells
     the label."""
-    from mindstream.lab.training.counterfactual import counterfactuals, minilm_vocabulary
-
     rng = random.Random(seed)
     mined_pairs = [e for c in conversations for e in mined(c, embed)]
     examples = [e for e in mined_pairs for _ in range(oversample if e.label != OTHER else 1)]
-    if counterfactual_repeat:
-        in_vocabulary = minilm_vocabulary()
-        examples += [
-            e
-            for c in conversations
-            for e in counterfactuals(c, in_vocabulary, seed)
-            for _ in range(counterfactual_repeat)
-        ]
+    if counterfactual is not None:
+        made = [e for c in conversations for e in counterfactual(c)]
+        examples += [e for e in made for _ in range(counterfactual_repeat)]
     written = [
         p for p in (hand_pairs(hand) if hand is not None else []) for _ in range(hand_repeat)
     ]

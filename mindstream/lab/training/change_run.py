@@ -13,6 +13,7 @@ from mindstream.lab.experiments import truth_data
 from mindstream.lab.experiments.report import table
 from mindstream.lab.training import change_data
 from mindstream.lab.training.change_judge import ChangeJudgeTraining, train, write_report
+from mindstream.lab.training.counterfactual import counterfactuals, minilm_vocabulary
 from mindstream.lab.training.run import check_out, check_start
 from mindstream.lm.backends.onnx_embedder import fingerprint
 
@@ -41,8 +42,13 @@ def run_change_judge(
     check_start(distil_from, "--distil-from")
     torch.set_num_threads(threads)
     embed = MiniLMEmbeddings(threads=threads).embed_array
+    in_vocabulary = minilm_vocabulary()
     examples = change_data.build(
-        truth_data.split("train"), embed, templates=templates, hand=hand or change_data.HAND
+        truth_data.split("train"),
+        embed,
+        templates=templates,
+        hand=hand or change_data.HAND,
+        counterfactual=lambda conversation: counterfactuals(conversation, in_vocabulary),
     )
     dev = [e for c in truth_data.split("dev") for e in change_data.mined(c, embed)]
     config = ChangeJudgeTraining(

@@ -11,6 +11,14 @@ other people's facts from superseding each other.
 The pair model is merged into the base weights and exported to an onnxruntime graph once per
 machine (in the model cache), so judging a write imports neither torch nor transformers and
 runs a few hundred pairs a second on one core.
+
+Two judges are shipped and read as one (`PairEnsemble`): the judge trained on the 47 train
+conversations with counterfactual negatives (`adapters/change_judge/`), and the one trained
+on 33 before it (`adapters/change_judge_second/`). A pair the first finds at least
+`ENSEMBLE_FROM` likely to be a replacement is read by both and their probabilities averaged:
+two models trained on different data err on different pairs. On the dev streams this took
+precision from 87.8% (the first alone) to 94.4% at the same threshold, as the chat model's
+second opinion did, at a twentieth of its cost per pair.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import json
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,6 +36,8 @@ from mindstream.lm.backends import loading
 from mindstream.lm.backends.onnx_embedder import export_bert, fingerprint, written_once
 
 CHANGE_JUDGE_DIR = Path(__file__).parents[1] / "adapters" / "change_judge"
+SECOND_CHANGE_JUDGE_DIR = CHANGE_JUDGE_DIR.with_name("change_judge_second")
+ENSEMBLE_FROM = 0.5  # below it the average could not reach a supersede's threshold
 SETTINGS = "judge_config.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -123,6 +133,40 @@ class OnnxChangeJudge(OnnxPairModel):
 
     def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         return [r.replaces for r in self.relate_batch(pairs)]
+
+
+class PairJudge(Protocol):
+    def relate_batch(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]: ...
+
+
+class PairEnsemble:
+    """Two change judges read as one: where the first finds a pair at least `ask_from` likely
+    to be a replacement, the two judges' probabilities averaged; elsewhere the first's."""
+
+    def __init__(self, first: PairJudge, second: PairJudge, ask_from: float = ENSEMBLE_FROM):
+        self.first = first
+        self.second = second
+        self.ask_from = ask_from
+
+    def relate_batch(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
+        out = list(self.first.relate_batch(pairs))
+        asked = [i for i, r in enumerate(out) if r.replaces >= self.ask_from]
+        if asked:
+            again = self.second.relate_batch([pairs[i] for i in asked])
+            for i, other in zip(asked, again, strict=True):
+                out[i] = _mean(out[i], other)
+        return out
+
+    def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        return [r.replaces for r in self.relate_batch(pairs)]
+
+
+def _mean(a: Relation, b: Relation) -> Relation:
+    return Relation(
+        other=(a.other + b.other) / 2,
+        same_slot=(a.same_slot + b.same_slot) / 2,
+        replaces=(a.replaces + b.replaces) / 2,
+    )
 
 
 def keep_layers(model: Any, layers: int | None) -> None:
@@ -225,6 +269,17 @@ def load_change_judge(
     loading.guard_real_model_load(f"the change judge in {folder}")
     graph = cached_graph(folder, base, cache_dir or LocalModelConfig().cache_dir, quantized)
     return OnnxChangeJudge(graph, base, settings_of(folder), threads)
+
+
+def load_pair_judges(
+    cache_dir: Path | None = None, threads: int | None = None
+) -> PairEnsemble | OnnxChangeJudge:
+    """The shipped change judges as one (`PairEnsemble`); the first alone where the second is
+    not installed."""
+    first = load_change_judge(CHANGE_JUDGE_DIR, cache_dir, threads)
+    if not (SECOND_CHANGE_JUDGE_DIR / "adapter_config.json").is_file():
+        return first
+    return PairEnsemble(first, load_change_judge(SECOND_CHANGE_JUDGE_DIR, cache_dir, threads))
 
 
 def describe(folder: Path = CHANGE_JUDGE_DIR) -> dict[str, Any]:

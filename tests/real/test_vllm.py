@@ -27,12 +27,13 @@ pytestmark = pytest.mark.real_model
 runner = CliRunner()
 
 
-def _parts(server) -> Parts:  # type: ignore[no-untyped-def]
+def _parts(server, **flags: str) -> Parts:  # type: ignore[no-untyped-def]
     return Parts.load(
         flags={
             "model.spec": server.spec,
             "model.served.base_url": server.base_url,
             "model.served.max_concurrency": "32",
+            **flags,
         }
     )
 
@@ -142,13 +143,14 @@ def test_the_verifier_and_the_judge_run_on_vllm_as_in_process(vllm_server) -> No
 
 def test_the_assistant_on_vllm_knows_the_move_and_chats(vllm_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The assistant with its chat model on vLLM: after the move (judged in the background by
-    the shipped pair judge, whatever the chat model, and confirmed by the served model's own
-    relation judge where the pair judge would supersede: a changed door code), York is recalled
-    first (Leeds superseded, or kept below it as a near miss) and the chat answer is written
-    from it."""
+    the shipped pair judges, whatever the chat model, and, with `confirm_from` set (off by
+    default), confirmed by the served model's own relation judge where the pair judges would
+    supersede: a changed door code), York is recalled first (Leeds superseded, or kept below
+    it as a near miss) and the chat answer is written from it."""
     from mindstream.memory import MemoryStatus
 
-    assistant = _parts(vllm_server).assistant(tmp_path / "memory")
+    parts = _parts(vllm_server, **{"assistant.stream.changes.confirm_from": "0.9"})
+    assistant = parts.assistant(tmp_path / "memory")
     stream = assistant.stream
     leeds = stream.add("I live in a small flat in Leeds.", owner="maya", kind="fact", importance=5)
     york = stream.add(  # P(replaces) about 0.63: a near miss, York ranks right above Leeds

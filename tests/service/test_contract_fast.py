@@ -13,7 +13,6 @@ from fastapi.testclient import TestClient
 from mindstream.compose import Parts
 from mindstream.config import load_config
 from mindstream.lm.fakes import FakeJudge, FakeScorer, HashEmbeddings, ScriptedChatModel
-from mindstream.memory.confirmation import combined
 from mindstream.service.app import Service, create_app
 from mindstream.service.config import ServiceConfig
 
@@ -43,7 +42,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
         chat=ScriptedChatModel(default="ok"),
         scorer=FakeScorer(),
         change_judge=FakeJudge(replaces=moved),
-        judge=FakeJudge(replaces=moved),  # the chat model's confirmation, faked too
+        judge=FakeJudge(replaces=moved),  # the chat model's own judge (not asked by default)
     )
     config = ServiceConfig(data=tmp_path / "data", rate_per_minute=60, burst=10)
     service = Service(parts, config)
@@ -71,13 +70,12 @@ def test_a_write_is_acknowledged_then_judged_and_the_decision_is_visible(app: Ru
     old = app.get(f"/v1/memories/{leeds.json()['id']}", headers=me).json()
     assert old["status"] == "superseded"
     assert old["provenance"]["superseded_by"] == [york.json()["id"]]
-    both = min(0.97, round(combined(0.97, 0.97), 4))  # the chat model can only lower it
-    assert old["provenance"]["how"] == "judge" and old["provenance"]["probability"] == both
+    assert old["provenance"]["how"] == "judge" and old["provenance"]["probability"] == 0.97
     new = app.get(f"/v1/memories/{york.json()['id']}", headers=me).json()["provenance"]
     assert (new["closest"], new["closest_p"], new["closest_model"]) == (
         leeds.json()["id"],
-        both,
         0.97,
+        None,  # the pair judges alone: the chat model is asked only with confirm_from
     )
     found = app.get("/v1/search", params={"q": "Leeds"}, headers=me).json()
     assert [f["memory"]["id"] for f in found][:2] == [york.json()["id"], leeds.json()["id"]]

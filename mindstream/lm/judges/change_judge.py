@@ -17,8 +17,8 @@ conversations with counterfactual negatives (`adapters/change_judge/`), and the 
 on 33 before it (`adapters/change_judge_second/`). A pair the first finds at least
 `ENSEMBLE_FROM` likely to be a replacement is read by both and their probabilities averaged:
 two models trained on different data err on different pairs. On the dev streams this took
-precision from 87.8% (the first alone) to 94.4% at the same threshold, as the chat model's
-second opinion did, at a twentieth of its cost per pair.
+precision from 87.8% (the first alone) to 94.4% at the same threshold; the second judge reads
+3% of the dev conversations' mined pairs.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from mindstream.lm.backends.onnx_embedder import export_bert, fingerprint, writt
 
 CHANGE_JUDGE_DIR = Path(__file__).parents[1] / "adapters" / "change_judge"
 SECOND_CHANGE_JUDGE_DIR = CHANGE_JUDGE_DIR.with_name("change_judge_second")
-ENSEMBLE_FROM = 0.5  # below it the average could not reach a supersede's threshold
+ENSEMBLE_FROM = 0.5  # below it the average stays under 0.75, short of a supersede (0.9)
 SETTINGS = "judge_config.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 

@@ -33,12 +33,10 @@ def _conversation(*texts: str, changes: tuple[tuple[int, int], ...]) -> Conversa
 
 
 def test_the_shared_name_is_swapped_for_another_name_of_the_conversation() -> None:
-    names, rarity = {"metformin", "lisinopril"}, {"metformin": 2.0, "lisinopril": 2.0}
     swapped = another_thing(
         "on metformin 500 twice a day",
         "she bumped the metformin up to 1000",
-        names,
-        rarity,
+        {"metformin", "lisinopril"},
         random.Random(0),
     )
     assert swapped == "she bumped the lisinopril up to 1000"
@@ -47,9 +45,8 @@ def test_the_shared_name_is_swapped_for_another_name_of_the_conversation() -> No
 def test_a_shared_common_word_keeps_the_rewrite_from_being_made() -> None:
     """ "long runs on saturdays now" with only a name swapped would still replace."""
     names = {"kelvingrove", "partick"}
-    rarity = {w: 2.0 for w in names}
     earlier, later = "long runs in kelvingrove on sundays", "long runs in kelvingrove on saturdays"
-    assert another_thing(earlier, later, names, rarity, random.Random(0)) is None
+    assert another_thing(earlier, later, names, random.Random(0)) is None
 
 
 def test_the_first_person_becomes_someone_elses_news() -> None:

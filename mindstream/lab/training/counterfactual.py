@@ -8,11 +8,11 @@ Mined neighbours hold few such pairs, and the oversampled replacements teach the
 judge learns "an age statement replaces an age statement". Two rewrites of each replacement
 show it the same shape with the thing or the person changed:
 
-- **another thing**: a name the two statements share (a word MiniLM's vocabulary does not
+- **another thing**: the names the two statements share (words MiniLM's vocabulary does not
   hold whole, or written with a capital inside a sentence: a person, a drug, a place, a
-  brand), the rarest in the conversation, becomes another name of the same conversation
-  ("she bumped the metformin up" -> "she bumped the lisinopril up"). Common words are left
-  alone: "long runs are on saturdays now" with "long" swapped would still replace;
+  brand) become other names of the same conversation ("she bumped the metformin up" -> "she
+  bumped the lisinopril up"), where names are all they share: "long runs are on saturdays
+  now" with only the park swapped would still replace;
 - **another person**: the later statement's first person becomes a third person ("we moved
   to york" -> "they moved to york"), as a friend's news told by the user; only where both
   statements have a first-person subject.
@@ -20,21 +20,18 @@ show it the same shape with the thing or the person changed:
 
 from __future__ import annotations
 
-import math
 import random
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 from mindstream.lab.experiments.truth_data import Conversation, Turn
 from mindstream.lab.training.change_data import OTHER, Example, statements
 
 _WORD = re.compile(r"[a-z][a-z'-]{2,}")
-_COMMON_WORDS = """the and for that this with have has had was were are but not you your
-    they them their
-    she her his him its our out all got get just now new old last next one two three day days
-    week weeks month months year years time back went going gonna been being about like from
-    what when where which who will would could should can cant dont didnt im ive its thats
+_COMMON_WORDS = """the and for that this with have has had was were are but not you your they
+    them their she her his him its our out all got get just now new old last next one two three
+    day days week weeks month months year years time back went going gonna been being about like
+    from what when where which who will would could should can cant dont didnt im ive its thats
     theres there here then than also still even very really much more most some any into over
     after before again only well yeah yes okay thing things said says told make made take took
     come came good great little lot lots bit today tomorrow yesterday morning night tonight
@@ -80,14 +77,13 @@ def counterfactuals(
     said = statements(conversation)
     by_id = {t.dia_id: t for t in said}
     names = _names(said, in_vocabulary)
-    rarity = _rarity(said)
     rng = random.Random(f"{seed}-{conversation.sample_id}")
     out = []
     for link in conversation.changes:
         old, new = by_id.get(link.old), by_id.get(link.new)
         if old is None or new is None:
             continue
-        thing = another_thing(old.text, new.text, names, rarity, rng)
+        thing = another_thing(old.text, new.text, names, rng)
         if thing is not None:
             out.append(Example(earlier=old.text, later=thing, label=OTHER, source="swap thing"))
         person = another_person(old.text, new.text)
@@ -112,17 +108,10 @@ def _names(said: Sequence[Turn], in_vocabulary: InVocabulary) -> set[str]:
     }
 
 
-def _rarity(said: Sequence[Turn]) -> dict[str, float]:
-    """Inverse document frequency of each word over the conversation's statements."""
-    counts = Counter(w for t in said for w in _words(t.text))
-    return {w: math.log((1 + len(said)) / (1 + n)) for w, n in counts.items()}
-
-
 def another_thing(
     earlier: str,
     later: str,
     names: set[str],
-    rarity: dict[str, float],
     rng: random.Random,
 ) -> str | None:
     """`later` with each name it shares with `earlier` swapped for another name of the

@@ -52,7 +52,7 @@ from mindstream.memory.statements import (
 
 log = logging.getLogger(__name__)
 
-Rule = Literal["judge", "subject", "like items", "other speaker", "plan came true"]
+Rule = Literal["judge", "subject", "like items", "other speaker", "plan came true", "gate"]
 
 
 class Neighbourhood(EditableBook, Protocol):
@@ -78,6 +78,13 @@ class ReplacementJudge(Protocol):
     one batch (`lm.judge.RelationJudge` and `lm.change_judge.OnnxChangeJudge` are judges)."""
 
     def replaces_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]: ...
+
+
+class CandidateGate(Protocol):
+    """Which (earlier, later) pairs are worth judging, read from their vectors alone
+    (`lm.judges.change_gate.ChangeGate`): one bool per row."""
+
+    def keep(self, old: np.ndarray, new: np.ndarray, similarity: np.ndarray) -> np.ndarray: ...
 
 
 @runtime_checkable
@@ -121,9 +128,15 @@ def states_something(record: MemoryRecord) -> bool:
 class ChangeDetector:
     """Compares each write with what came before and supersedes what it replaces."""
 
-    def __init__(self, judge: ReplacementJudge | None, policy: ChangePolicy) -> None:
+    def __init__(
+        self,
+        judge: ReplacementJudge | None,
+        policy: ChangePolicy,
+        gate: CandidateGate | None = None,
+    ) -> None:
         self.judge = judge
         self.policy = policy
+        self.gate = gate if policy.gate else None
         self._warned = False
         self._latest: dict[str, dict[str, str]] = {}
 
@@ -206,7 +219,21 @@ class ChangeDetector:
                     out.pairs.append((old, new, similarity))
                 else:
                     out.decided.append(_decision(old, new, 0.0, None, similarity, rule, False))
-        return out
+        return self._gated(stream, out)
+
+    def _gated(self, stream: Neighbourhood, gathered: Gathered) -> Gathered:
+        """The pairs the gate finds not worth judging, decided without the judge."""
+        if self.gate is None or not gathered.pairs:
+            return gathered
+        old = np.stack([stream.vector_of(o) for o, _, _ in gathered.pairs])
+        new = np.stack([stream.vector_of(n) for _, n, _ in gathered.pairs])
+        similarity = np.array([s for _, _, s in gathered.pairs], dtype=np.float32)
+        keep = self.gate.keep(old, new, similarity)
+        for (o, n, s), kept in zip(gathered.pairs, keep, strict=True):
+            if not kept:
+                gathered.decided.append(_decision(o, n, 0.0, None, s, "gate", False))
+        gathered.pairs = [pair for pair, kept in zip(gathered.pairs, keep, strict=True) if kept]
+        return gathered
 
     def judged(self, gathered: Gathered) -> list[ChangeDecision]:
         """Phase two (no lock needed): the judge's probabilities, and what they decide."""

@@ -257,6 +257,11 @@ class ChangePolicy(BaseModel):
     min_similarity: float = Field(
         0.3, ge=-1.0, le=1.0, description="cosine to be compared (0.3: chosen on the dev part)"
     )
+    gate: bool = Field(
+        True,
+        description="let the change gate (read from the two embeddings) pass over the pairs "
+        "not worth judging, when one is trained for the embedder (off: judge every pair)",
+    )
     background: bool = Field(
         False, description="judge in the stream's background worker, after the write returns"
     )

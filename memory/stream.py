@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mindstream.memory import corrections
 from mindstream.memory.changes import (
+    CandidateGate,
     ChangeDecision,
     ChangeDetector,
     ReplacementJudge,
@@ -96,10 +97,12 @@ class MemoryStream:
         judge: ReplacementJudge | None = None,
         residency: Residency | None = None,
         reranker: Reranker | None = None,
+        gate: CandidateGate | None = None,
     ) -> None:
         """`residency`: hold only the owners used, each loaded from the store on first use
         (a service replica); without it, every memory is loaded now. `reranker` re-scores
-        the most relevant memories of a query when the policy's `rerank` asks."""
+        the most relevant memories of a query when the policy's `rerank` asks; `gate` keeps
+        the change judge from pairs not worth judging."""
         self.store = store
         self.reranker = reranker
         self.embedder = embedder
@@ -107,7 +110,7 @@ class MemoryStream:
         self.rater = rater
         self.config = config or StreamConfig()
         self.intake = Intake(embedder, rater, self.config)
-        self.changes = ChangeDetector(judge, self.config.changes)
+        self.changes = ChangeDetector(judge, self.config.changes, gate)
         self.lock = threading.RLock()  # every caller's and the detection worker's
         self._writes = GatheredWrites(store)
         self.worker = DetectionWorker(self, self.changes)

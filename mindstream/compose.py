@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from mindstream.lm.judges.relation import RelationJudge
     from mindstream.lm.judges.verifier import Verifier
     from mindstream.memory import CachedRater, Clock, MemoryStore, MemoryStream, StreamConfig
-    from mindstream.memory.changes import ReplacementJudge
+    from mindstream.memory.changes import CandidateGate, ReplacementJudge
     from mindstream.memory.embedder import Embedder
     from mindstream.memory.relevance import Reranker
     from mindstream.memory.residency import Residency
@@ -132,6 +132,19 @@ class Parts:
 
         return ConfirmedJudge(pair, DeferredJudge(lambda: self.models.judge), changes.confirm_from)
 
+    def gate_for(
+        self, policy: StreamConfig, embedder: Embedder | None = None
+    ) -> CandidateGate | None:
+        """The shipped change gate for the pair judge of a policy that detects changes, where
+        it was trained on the vectors of `embedder` (default: the configured one)."""
+        changes = policy.changes
+        if not (changes.enabled and changes.use_judge and changes.gate and changes.judge == "pair"):
+            return None
+        from mindstream.lm.judges.change_gate import load_change_gate
+
+        name = getattr(embedder or self.models.embedder, "name", None)
+        return load_change_gate(name) if isinstance(name, str) else None
+
     def reranker_for(self, policy: StreamConfig) -> Reranker | None:
         """The shipped reranker for a policy that re-scores its candidates (`rerank`), built
         on its first query."""
@@ -187,6 +200,7 @@ class Parts:
             config=policy,
             judge=self.judge_for(policy),
             reranker=self.reranker_for(policy),
+            gate=self.gate_for(policy, embedder),
         )
 
     def run_memories(self, folder: RunFolder) -> MemoryStream:
@@ -293,6 +307,7 @@ class Parts:
             judge=self.judge_for(policy),
             residency=residency,
             reranker=self.reranker_for(policy),
+            gate=self.gate_for(policy),
         )
         return Assistant(
             stream,

@@ -43,6 +43,7 @@ def test_the_wheel_holds_one_top_level_package_and_its_type_marker(wheel: Path) 
     assert "mindstream/py.typed" in names
     for judge in ("change_judge", "change_judge_second"):
         assert f"mindstream/lm/adapters/{judge}/adapter_model.safetensors" in names, judge
+    assert "mindstream/lm/adapters/change_gate/gate.json" in names
     assert "mindstream/lab/experiments/data/truth/heldout/lena.chat" in names
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -232,6 +233,33 @@ def change_judge(
         distil_from=distil_from,
         distil=distil,
     )
+
+
+@app.command("change-gate")
+@clean_errors
+def change_gate(
+    out: Annotated[Path, typer.Option(help="where the gate goes")] = RUNS / "change_gate",
+    overwrite: Overwrite = False,
+    let_through: Annotated[
+        float,
+        typer.Option(help="share of the judges' likely train pairs (P >= 0.25) let through"),
+    ] = 0.99,
+    strength: Annotated[
+        float, typer.Option(help="inverse L2 strength of the logistic regression", min=1e-4)
+    ] = 0.3,
+) -> None:
+    """Fit the change gate: which near neighbours of a new memory the change judges read,
+    decided from the two embeddings alone. The train conversations are replayed through the
+    shipped judges (plain and with speaker names) to learn what they find likely; the dev
+    conversations report what the gate keeps; the held-out ones are never read. Ship it by
+    copying gate.json into mindstream/lm/adapters/change_gate/."""
+    from mindstream.compose import Parts
+    from mindstream.lab.training.change_gate import run_change_gate
+
+    report = run_change_gate(
+        out, Parts.load(), overwrite=overwrite, let_through=let_through, strength=strength
+    )
+    typer.echo(json.dumps({k: report[k] for k in ("threshold", "train", "dev")}, indent=1))
 
 
 FriendsQA = Annotated[

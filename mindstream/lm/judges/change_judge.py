@@ -33,7 +33,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from mindstream.lm.backends import loading
-from mindstream.lm.backends.onnx_embedder import export_bert, fingerprint, written_once
+from mindstream.lm.backends.onnx_embedder import (
+    export_bert,
+    fingerprint,
+    session_options,
+    written_once,
+)
 
 CHANGE_JUDGE_DIR = Path(__file__).parents[1] / "adapters" / "change_judge"
 SECOND_CHANGE_JUDGE_DIR = CHANGE_JUDGE_DIR.with_name("change_judge_second")
@@ -93,12 +98,8 @@ class OnnxPairModel:
         import onnxruntime
         from tokenizers import Tokenizer
 
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads or 0
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
         self.session = onnxruntime.InferenceSession(
-            str(graph), options, providers=["CPUExecutionProvider"]
+            str(graph), session_options(threads), providers=["CPUExecutionProvider"]
         )
         self.settings = settings
         self.tokenizer = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))

@@ -93,13 +93,18 @@ class OnnxPairModel:
     """An exported MiniLM cross-encoder: its logits for (first, second) text pairs."""
 
     def __init__(
-        self, graph: Path, tokenizer_dir: Path, settings: JudgeSettings, threads: int | None
+        self,
+        graph: Path,
+        tokenizer_dir: Path,
+        settings: JudgeSettings,
+        threads: int | None,
+        spin: bool = True,
     ):
         import onnxruntime
         from tokenizers import Tokenizer
 
         self.session = onnxruntime.InferenceSession(
-            str(graph), session_options(threads), providers=["CPUExecutionProvider"]
+            str(graph), session_options(threads, spin), providers=["CPUExecutionProvider"]
         )
         self.settings = settings
         self.tokenizer = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
@@ -269,7 +274,7 @@ def load_change_judge(
     base = loading.minilm_model_dir()
     loading.guard_real_model_load(f"the change judge in {folder}")
     graph = cached_graph(folder, base, cache_dir or LocalModelConfig().cache_dir, quantized)
-    return OnnxChangeJudge(graph, base, settings_of(folder), threads)
+    return OnnxChangeJudge(graph, base, settings_of(folder), threads, spin=False)
 
 
 def load_pair_judges(

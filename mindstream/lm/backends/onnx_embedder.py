@@ -132,7 +132,7 @@ def export_bert(module: Any, path: Path, output: str) -> None:
 def session_options(threads: int | None, spin: bool = True) -> Any:
     """onnxruntime options for a MiniLM graph. Without `spin`, its idle worker threads sleep
     at once: the change judges run in the background while writes embed, and their spinning
-    threads took the cores the embedder needed (ingestion with detection 49 -> 66 memories/s,
+    threads took the cores the embedder needed (ingestion with detection 34.8 -> 49.3 memories/s,
     1,000 memories, 2 threads). The embedder and the reranker, on the request path, spin:
     their single-query latency is 10-20% lower for it."""
     import onnxruntime

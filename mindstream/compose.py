@@ -136,9 +136,10 @@ class Parts:
         self, policy: StreamConfig, embedder: Embedder | None = None
     ) -> CandidateGate | None:
         """The shipped change gate for the pair judge of a policy that detects changes, where
-        it was trained on the vectors of `embedder` (default: the configured one)."""
+        it was trained on the vectors of `embedder` (default: the configured one); the stream's
+        detector leaves it unused where the policy turns `gate` off."""
         changes = policy.changes
-        if not (changes.enabled and changes.use_judge and changes.gate and changes.judge == "pair"):
+        if not (changes.enabled and changes.use_judge and changes.judge == "pair"):
             return None
         from mindstream.lm.judges.change_gate import load_change_gate
 

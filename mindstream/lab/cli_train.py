@@ -243,7 +243,7 @@ def change_gate(
     let_through: Annotated[
         float,
         typer.Option(help="share of the judges' likely train pairs (P >= 0.25) let through"),
-    ] = 0.99,
+    ] = 0.97,
     strength: Annotated[
         float, typer.Option(help="inverse L2 strength of the logistic regression", min=1e-4)
     ] = 0.3,

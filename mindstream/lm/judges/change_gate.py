@@ -6,7 +6,7 @@ conversations offer, nine in ten get P(replaces) below 0.25. A cross-encoder pas
 as much as embedding a memory, and a write meets up to three candidates, so judging every pair
 made detection five times slower than the write itself. The gate is a logistic regression on
 (old * new, |old - new|, new, cosine), trained by `mindstream train change-gate` to foresee the
-shipped judges' P(replaces), its threshold set so that it lets through 99% of the train pairs
+shipped judges' P(replaces), its threshold set so that it lets through 97% of the train pairs
 the judges found at least 0.25 likely (what a near miss needs). It is bound to the embedder it
 was trained on: vectors from another model are all passed to the judge.
 """

@@ -56,8 +56,12 @@ class Service:
         self.runs = RunViews(config.runs, parts)
         self.teach = TeachDesk(parts, config.data / "teachme", teach_store)
         self._closing = threading.Event()
-        # Load the embedder now: the first request should not wait seconds for it.
+        # Load the embedder now: the first request should not wait seconds for it; and an
+        # embedded chat model, whose loading would stall every request at the first reflection.
         self.assistant.stream.embed(["warm up"])
+        warm = getattr(parts.models.chat, "warm", None)
+        if callable(warm):
+            warm()
 
     def holds(self, name: str) -> None:
         """The user's memories loaded here, if they were not (a replica loads a user on their

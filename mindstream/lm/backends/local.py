@@ -112,6 +112,12 @@ class LocalChatModel(BaseChatModel):
         )
         return load_causal_lm(folder, self.settings.threads)
 
+    def warm(self) -> None:
+        """Load the weights now: loading runs Python for seconds under the GIL, and a first
+        reflection that loaded them stalled other users' requests in the service by up to
+        0.45 s (`bench/bench_service.py`)."""
+        self.backend  # noqa: B018 (the property loads, once per process)
+
     def for_component(self, component: str, ledger: CallLedger | None = None) -> LocalChatModel:
         """A view of the same model whose calls are accounted under `component` (in `ledger`,
         if given)."""

@@ -212,11 +212,14 @@ class ChromaStore:
         if self._collection.count() == 0:  # a get with embeddings fails on a new collection
             return
         for offset in itertools.count(0, batch_size):
-            page = self._collection.get(
-                where=where,
-                include=["embeddings", "metadatas", "documents"],
-                limit=batch_size,
-                offset=offset,
+            page = retried(
+                partial(
+                    self._collection.get,
+                    where=where,
+                    include=["embeddings", "metadatas", "documents"],
+                    limit=batch_size,
+                    offset=offset,
+                )
             )
             if not page["ids"]:
                 break
@@ -234,15 +237,18 @@ class ChromaStore:
     def taken(self, ids: Sequence[str]) -> set[str]:
         if not ids or self._collection.count() == 0:
             return set()
-        return set(self._collection.get(ids=list(ids), include=[])["ids"])
+        return set(retried(partial(self._collection.get, ids=list(ids), include=[]))["ids"])
 
     def nearest(self, owner: str, vector: np.ndarray, n: int) -> list[str]:
         where = {"$and": [{"owner": owner}, {"status": MemoryStatus.ACTIVE.value}]}
-        result = self._collection.query(
-            query_embeddings=[np.asarray(vector, dtype=np.float32)],
-            n_results=n,
-            where=where,
-            include=[],
+        result = retried(
+            partial(
+                self._collection.query,
+                query_embeddings=[np.asarray(vector, dtype=np.float32)],
+                n_results=n,
+                where=where,
+                include=[],
+            )
         )
         return list(result["ids"][0])
 
@@ -315,8 +321,9 @@ def scrub_log(database: Path, ids: Sequence[str], chunk: int = 500) -> None:
 def retried(call: Callable[[], Any], tries: int = 4) -> Any:
     """A chroma server's first writes to a new collection from several processes at once can
     fail while its index segment is not yet on disk ("Error creating hnsw segment reader:
-    Nothing found on disk", a 500 in the replicas test about one full run in three); the
-    same write a moment later goes through. Any other error is raised at once."""
+    Nothing found on disk", a 500 in the replicas test about one full run in three), and so
+    can a replica's first read of a user another replica has just written (seen once, in
+    `load`); the same call a moment later goes through. Any other error is raised at once."""
     for attempt in range(tries):
         try:
             return call()

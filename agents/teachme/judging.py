@@ -137,15 +137,20 @@ def mix_readings(
     ]
 
 
-def vetoes(judgements: Sequence[FactJudgement], config: TeachMeConfig) -> list[Veto]:
+def vetoes(
+    judgements: Sequence[FactJudgement], config: TeachMeConfig, question: str | None = None
+) -> list[Veto]:
     """Each relevant fact about the question (`about_the_question`) rules out at most one
     choice (`ruled_out_by`), unless a newer taught fact overrules it (`overruled`); the surest
-    fact per choice is kept."""
+    fact per choice is kept. A fact taught for this very `question` needs only the narrower
+    `taught_here_margin`."""
     best: dict[int, Veto] = {}
     for j in judgements:
         if not about_the_question(j.on_topic, config.veto_on_topic):
             continue
-        top = ruled_out_by(j.contradiction, j.entailment, config.veto_rule)
+        here = question is not None and taught_for(j.fact, question)
+        rule = config.taught_here_rule if here else config.veto_rule
+        top = ruled_out_by(j.contradiction, j.entailment, rule)
         if top is None or overruled(j, top, judgements):
             continue
         contra = j.contradiction[top]

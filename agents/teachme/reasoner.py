@@ -175,7 +175,7 @@ class TeachableReasoner:
             facts,
             self.config,
         )
-        vetoed = vetoes(judgements, self.config)
+        vetoed = vetoes(judgements, self.config, question)
         ruled_out = {v.choice_index for v in vetoed}
         direct = self._score(question, options, hypotheses, [([], None)])
         denied = {

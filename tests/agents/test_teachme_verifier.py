@@ -202,7 +202,7 @@ def test_the_judge_reads_fact_and_claim_both_ways_in_one_batch() -> None:
 
     def leans(first: str, second: str) -> float:
         if "not" in first:  # fact first
-            return 0.45 if "paperclip" in second else 0.35
+            return 0.65 if "paperclip" in second else 0.35
         return 0.95 if "copper" in first else 0.1  # claim first
 
     judge = FakeJudge(contradicts=leans)
@@ -354,3 +354,30 @@ def test_a_fact_about_another_topic_vetoes_nothing() -> None:
     assert [v.choice_index for v in vetoes([judged(0.05)], TeachMeConfig(veto_on_topic=None))] == [
         0
     ]
+
+
+def test_a_fact_taught_for_this_question_vetoes_at_the_narrower_margin() -> None:
+    """A lead of 0.1 is under `veto_margin` (0.25: a category's denial misleads the judge on
+    an instance), but over `taught_here_margin` for a fact the teacher added for this very
+    question."""
+
+    def leans(first: str, second: str) -> float:
+        return 0.4 if "copper" in second else 0.3
+
+    fact = "A magnet does not attract copper."
+    elsewhere = _reasoner([fact], judge=FakeJudge(contradicts=leans))
+    assert elsewhere.answer(QUESTION, CHOICES).ruled_out == []
+    here = _reasoner([], judge=FakeJudge(contradicts=leans))
+    here.stream.add_many(
+        [
+            new_memory(
+                text=fact,
+                owner="user",
+                kind="fact",
+                importance=8.0,
+                metadata={"action": "missing fact", "question": QUESTION},
+            )
+        ]
+    )
+    answer = here.answer(QUESTION, CHOICES)
+    assert answer.ruled_out == [0] and answer.choice == "a steel paperclip"

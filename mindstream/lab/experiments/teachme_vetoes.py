@@ -197,6 +197,18 @@ def _never(value: float | None) -> str:
     return "never" if value is None else str(value)
 
 
+def _margin_note(result: dict[str, Any]) -> str:
+    """Why the shipped margin may differ from this eval's best: these rows reward ruling out
+    what a denial names, not an instance of what it denies (`TeachMeConfig.veto_margin`)."""
+    if result["configured"]["veto_margin"] == result["best"]["margin"]:
+        return ""
+    return (
+        "The configured margin is wider than the best here: it is chosen on the transfer "
+        "items (`eval teachme-transfer`), where a category's denial ('Insects do not have a "
+        "backbone') leads the judge to rule out an instance's right answer. "
+    )
+
+
 def _markdown(result: dict[str, Any]) -> str:
     best, block, other = result["best"], result["best_block"], result["other_topics"]
     topic = result["best_on_topic"]
@@ -264,7 +276,7 @@ a weakly supporting fact gets vetoed, only what the guard costs): floor
 choice supported at {_never(best["best_support"])}, claim-first share {best["claim_first"]}
 ({best["denied_ruled_out"]:.1%} ruled
 out, {best["wrong_per_fact"]:.3f} wrong per fact, right vetoed {best["right_vetoed"]:.1%});
-configured: {result["configured"]}. Wall time {result["seconds"]} s.
+configured: {result["configured"]}. {_margin_note(result)}Wall time {result["seconds"]} s.
 
 Another topic's denial (another held-out question's negated core fact naming a choice's word
 and nothing of the question, as "A magnet does not attract copper" against "Which material

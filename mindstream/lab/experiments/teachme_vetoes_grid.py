@@ -10,7 +10,7 @@ from mindstream.agents.teachme.config import VetoRule
 from mindstream.agents.teachme.judging import about_the_question, mix_readings, ruled_out_by
 
 FLOORS = (0.05, 0.1, 0.2, 0.3, 0.5)
-MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3)
+MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 # The judge's lead at which the verifier's support stops keeping a choice; None: never. Ties
 # go to the earlier one (the support guard overruled least).
 OVERRULES: tuple[float | None, ...] = (None, 0.5, 0.4, 0.3, 0.2)

@@ -212,12 +212,21 @@ def change_judge(
     ] = None,
     distil_from: DistilFrom = None,
     distil: Distil = 0.5,
+    state_updates: Annotated[
+        int,
+        typer.Option(help="draws of numeric state-update pairs (an update and its look-alikes)"),
+    ] = 0,
+    start_from: StartFrom = None,
+    replay: Annotated[
+        int, typer.Option(help="with --start-from: pairs of the full set per focus pair", min=0)
+    ] = 3,
 ) -> None:
     """Fine-tune the change judge (LoRA on all-MiniLM-L6-v2, three-way: other / same slot /
     replaces) on pairs mined from the train conversations, hand-written pairs and templates;
     the dev conversations' pairs draw the curve and fit the temperature; the held-out
     conversations are never read. A cheaper judge: `--layers 3 --distil-from
-    mindstream/lm/adapters/change_judge`."""
+    mindstream/lm/adapters/change_judge`. Going on from a shipped judge on numeric updates:
+    `--start-from mindstream/lm/adapters/change_judge --state-updates 1500 --epochs 1`."""
     from mindstream.lab.training.change_run import run_change_judge
 
     run_change_judge(
@@ -232,6 +241,9 @@ def change_judge(
         layers=layers,
         distil_from=distil_from,
         distil=distil,
+        state_updates=state_updates,
+        start_from=start_from,
+        replay=replay,
     )
 
 

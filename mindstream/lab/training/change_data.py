@@ -42,6 +42,7 @@ OTHER, SAME_SLOT, REPLACES = 0, 1, 2
 LABELS = ("other", "same slot", "replaces")
 _HAND_SAME_SLOT = {"restates", "detail", "temporary", "plan", "past", "addition"}
 _TEMPLATE_SAME_SLOT = {"repeat", "compatible", "additive"}
+NAMES = frozenset({"Caroline", "Sam", "Isabella", "Raj"})
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -194,10 +195,17 @@ def build(
     ]
     written += template_pairs(templates, seed) if templates else []
     examples += [chat_style(e, rng) if rng.random() < 0.5 else e for e in written]
-    names = sorted({c.user for c in conversations} | {"Caroline", "Sam", "Isabella", "Raj"})
+    names = sorted({c.user for c in conversations} | NAMES)
     examples = with_names(examples, names, named_share, seed)
     rng.shuffle(examples)
     return examples
+
+
+def styled(examples: Sequence[Example], *, seed: int, named_share: float = 0.3) -> list[Example]:
+    """Written pairs as `build` shows them: half in chat style, some with a speaker's name."""
+    rng = random.Random(seed)
+    chatty = [chat_style(e, rng) if rng.random() < 0.5 else e for e in examples]
+    return with_names(chatty, sorted(NAMES), named_share, seed)
 
 
 def chat_style(example: Example, rng: random.Random) -> Example:

@@ -48,6 +48,9 @@ class ChangeJudgeTraining(BaseModel):
         0.0, ge=0.0, le=1.0, description="weight of the teacher's probabilities in the loss"
     )
     distil_temperature: float = Field(2.0, gt=0)
+    start_from: str | None = Field(
+        None, description="a trained judge's folder to go on training (None: a new LoRA)"
+    )
 
 
 class Measure(BaseModel):
@@ -77,6 +80,10 @@ def _model(config: ChangeJudgeTraining) -> tuple[Any, Any]:
         str(base), num_labels=len(LABELS), local_files_only=True
     )
     keep_layers(model, config.layers)
+    if config.start_from is not None:
+        from peft import PeftModel
+
+        return PeftModel.from_pretrained(model, config.start_from, is_trainable=True), tokenizer
     lora = LoraConfig(
         r=config.rank,
         lora_alpha=config.alpha,

@@ -3,6 +3,7 @@ the adapter and its report (`training.json`, curve) on disk."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from mindstream.lab.training import change_data
 from mindstream.lab.training.change_judge import ChangeJudgeTraining, train, write_report
 from mindstream.lab.training.counterfactual import counterfactuals, minilm_vocabulary
 from mindstream.lab.training.run import check_out, check_start
+from mindstream.lab.training.state_updates import state_pairs
 from mindstream.lm.backends.onnx_embedder import fingerprint
 
 console = Console()
@@ -33,13 +35,19 @@ def run_change_judge(
     layers: int | None = None,
     distil_from: Path | None = None,
     distil: float = 0.5,
+    state_updates: int = 0,
+    start_from: Path | None = None,
+    replay: int = 3,
 ) -> dict[str, object]:
+    """`start_from` goes on training a judge on the state-update pairs and `replay` times as
+    many drawn from the full set (so it keeps what it knew); else a new judge on everything."""
     import torch
 
     from mindstream.lm.backends.embeddings import MiniLMEmbeddings
 
     check_out(out, overwrite)
     check_start(distil_from, "--distil-from")
+    check_start(start_from, "--start-from")
     torch.set_num_threads(threads)
     embed = MiniLMEmbeddings(threads=threads).embed_array
     in_vocabulary = minilm_vocabulary()
@@ -50,6 +58,8 @@ def run_change_judge(
         hand=hand or change_data.HAND,
         counterfactual=lambda conversation: counterfactuals(conversation, in_vocabulary),
     )
+    focus = change_data.styled(state_pairs(state_updates), seed=1) if state_updates else []
+    examples = _continued(examples, focus, replay) if start_from else examples + focus
     dev = [e for c in truth_data.split("dev") for e in change_data.mined(c, embed)]
     config = ChangeJudgeTraining(
         epochs=epochs,
@@ -58,6 +68,7 @@ def run_change_judge(
         alpha=2 * rank,
         layers=layers,
         distil=distil if distil_from else 0.0,
+        start_from=str(start_from) if start_from else None,
     )
     console.print(f"{len(examples)} training pairs, {len(dev)} dev pairs")
     teacher = _teacher_logits(distil_from, examples, threads) if distil_from else None
@@ -94,6 +105,17 @@ def run_change_judge(
         f"peak {report['peak_memory_mb']} MB; written {out}"
     )
     return report
+
+
+def _continued(
+    everything: list[change_data.Example], focus: list[change_data.Example], replay: int
+) -> list[change_data.Example]:
+    """The focus pairs and `replay` times as many of the rest, shuffled."""
+    rng = random.Random(0)
+    drawn = rng.sample(everything, min(len(everything), replay * len(focus)))
+    mixed = focus + drawn
+    rng.shuffle(mixed)
+    return mixed
 
 
 def _teacher_logits(folder: Path, examples: list[change_data.Example], threads: int) -> np.ndarray:

@@ -220,13 +220,26 @@ def change_judge(
     replay: Annotated[
         int, typer.Option(help="with --start-from: pairs of the full set per focus pair", min=0)
     ] = 3,
+    state_seed: Annotated[int, typer.Option(help="seed of the state-update draws")] = 0,
+    focus_hand: Annotated[
+        bool, typer.Option(help="the hand-written pairs join the focus pairs (with --start-from)")
+    ] = False,
+    context_share: Annotated[
+        float,
+        typer.Option(
+            help="share of focus pairs shown with another sentence of chat beside a statement",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = 0.0,
 ) -> None:
     """Fine-tune the change judge (LoRA on all-MiniLM-L6-v2, three-way: other / same slot /
     replaces) on pairs mined from the train conversations, hand-written pairs and templates;
     the dev conversations' pairs draw the curve and fit the temperature; the held-out
     conversations are never read. A cheaper judge: `--layers 3 --distil-from
     mindstream/lm/adapters/change_judge`. Going on from a shipped judge on numeric updates:
-    `--start-from mindstream/lm/adapters/change_judge --state-updates 1500 --epochs 1`."""
+    `--start-from mindstream/lm/adapters/change_judge --state-updates 1500 --epochs 1`; with
+    facts told among other chat: add `--focus-hand --context-share 0.6 --state-seed 7`."""
     from mindstream.lab.training.change_run import run_change_judge
 
     run_change_judge(
@@ -244,6 +257,9 @@ def change_judge(
         state_updates=state_updates,
         start_from=start_from,
         replay=replay,
+        state_seed=state_seed,
+        focus_hand=focus_hand,
+        context_share=context_share,
     )
 
 

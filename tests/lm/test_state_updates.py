@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from mindstream.lab.training.change_data import OTHER, REPLACES, SAME_SLOT, Example
+from mindstream.lab.training.change_data import (
+    NAMES,
+    OTHER,
+    REPLACES,
+    SAME_SLOT,
+    Example,
+    chat_sentences,
+    with_context,
+)
 from mindstream.lab.training.change_run import _continued
 from mindstream.lab.training.state_updates import SOURCE, state_pairs
 
@@ -43,3 +51,37 @@ def test_going_on_keeps_the_focus_and_replays_the_rest() -> None:
     assert len(mixed) == len(focus) * 3
     assert all(p in mixed for p in focus)
     assert len({p.earlier for p in mixed if p.source == "x"}) == 2 * len(focus)
+
+
+def test_context_adds_a_sentence_beside_a_statement_and_keeps_every_label() -> None:
+    pairs = state_pairs(100, seed=4)
+    chat = ["the boiler broke again.", "anyway we went to the coast"]
+    padded = with_context(pairs, chat, share=0.5, seed=0)
+    assert [p.label for p in padded] == [p.label for p in pairs]
+    changed = [(a, b) for a, b in zip(pairs, padded, strict=True) if a != b]
+    assert 0.35 * len(pairs) < len(changed) < 0.65 * len(pairs)
+    for before, after in changed:
+        for old, new in ((before.earlier, after.earlier), (before.later, after.later)):
+            assert new == old or (old.rstrip(".") in new and any(s.rstrip(".") in new for s in chat))
+    share_by_label = Counter(a.label for a, b in changed)
+    assert all(share_by_label[label] > 0 for label in (OTHER, SAME_SLOT, REPLACES))
+
+
+def test_context_never_comes_before_a_speakers_name() -> None:
+    from mindstream.lab.training.change_run import _focus
+
+    named = 0
+    for pair in _focus(60, seed=2, hand=False, context_share=1.0):
+        for text in (pair.earlier, pair.later):
+            inside = [n for n in NAMES if f"{n}: " in text]
+            named += bool(inside)
+            assert all(text.startswith(f"{n}: ") for n in inside), text
+    assert named
+
+
+def test_chat_sentences_are_short_sentences_of_user_turns() -> None:
+    from mindstream.lab.experiments.truth_data import split
+
+    sentences = chat_sentences(split("train")[:3])
+    assert sentences
+    assert all(3 <= len(s.split()) <= 14 for s in sentences)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -221,6 +222,46 @@ def chat_style(example: Example, rng: random.Random) -> Example:
     return example.model_copy(
         update={"earlier": styled(example.earlier), "later": styled(example.later)}
     )
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def chat_sentences(conversations: Sequence[Conversation]) -> list[str]:
+    """Sentences of the users' turns (3 to 14 words): the other things people say in the same
+    breath as a fact."""
+    out = []
+    for conversation in conversations:
+        for turn in conversation.turns:
+            if turn.by_user:
+                out += [s for s in _SENTENCE_END.split(turn.text) if 3 <= len(s.split()) <= 14]
+    return out
+
+
+def with_context(
+    examples: Sequence[Example], sentences: Sequence[str], *, share: float, seed: int
+) -> list[Example]:
+    """A `share` of the pairs with another sentence of chat before or after one statement or
+    both: people seldom tell a fact alone ("darlene's after me about the chickens. she's got
+    17 laying hens"), and a judge trained on bare statements missed the update that followed
+    (P 0.02, against 0.96 for the bare pair). Every label gets the same share, so the extra
+    sentence never tells the label."""
+    rng = random.Random(seed)
+
+    def padded(text: str) -> str:
+        extra = rng.choice(sentences).rstrip()
+        extra = extra if extra.endswith((".", "!", "?")) else extra + "."
+        return f"{extra} {text}" if rng.random() < 0.6 else f"{text.rstrip('.')}. {extra}"
+
+    out = []
+    for e in examples:
+        if sentences and rng.random() < share:
+            side = rng.random()
+            earlier = padded(e.earlier) if side < 0.7 else e.earlier
+            later = padded(e.later) if side >= 0.5 else e.later
+            e = e.model_copy(update={"earlier": earlier, "later": later})
+        out.append(e)
+    return out
 
 
 def write(examples: Sequence[Example], path: Path) -> None:

@@ -38,9 +38,14 @@ def run_change_judge(
     state_updates: int = 0,
     start_from: Path | None = None,
     replay: int = 3,
+    state_seed: int = 0,
+    focus_hand: bool = False,
+    context_share: float = 0.0,
 ) -> dict[str, object]:
-    """`start_from` goes on training a judge on the state-update pairs and `replay` times as
-    many drawn from the full set (so it keeps what it knew); else a new judge on everything."""
+    """`start_from` goes on training a judge on the focus pairs (the state updates, and the
+    hand-written pairs with `focus_hand`) and `replay` times as many drawn from the full set
+    (so it keeps what it knew); else a new judge on everything. `context_share` of the focus
+    pairs carry another sentence of chat (`change_data.with_context`)."""
     import torch
 
     from mindstream.lm.backends.embeddings import MiniLMEmbeddings
@@ -58,7 +63,7 @@ def run_change_judge(
         hand=hand or change_data.HAND,
         counterfactual=lambda conversation: counterfactuals(conversation, in_vocabulary),
     )
-    focus = change_data.styled(state_pairs(state_updates), seed=1) if state_updates else []
+    focus = _focus(state_updates, state_seed, focus_hand, context_share)
     examples = _continued(examples, focus, replay) if start_from else examples + focus
     dev = [e for c in truth_data.split("dev") for e in change_data.mined(c, embed)]
     config = ChangeJudgeTraining(
@@ -105,6 +110,17 @@ def run_change_judge(
         f"peak {report['peak_memory_mb']} MB; written {out}"
     )
     return report
+
+
+def _focus(
+    state_updates: int, seed: int, hand: bool, context_share: float
+) -> list[change_data.Example]:
+    focus = state_pairs(state_updates, seed) if state_updates else []
+    focus += change_data.hand_pairs() if hand else []
+    if context_share > 0:  # before the names, which stay in front of the whole turn
+        sentences = change_data.chat_sentences(truth_data.split("train"))
+        focus = change_data.with_context(focus, sentences, share=context_share, seed=seed)
+    return change_data.styled(focus, seed=1)
 
 
 def _continued(

@@ -224,6 +224,13 @@ def change_judge(
     focus_hand: Annotated[
         bool, typer.Option(help="the hand-written pairs join the focus pairs (with --start-from)")
     ] = False,
+    focus_chats: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="labelled conversations (.chat file or folder) whose mined pairs join the "
+            "focus pairs (with --start-from); repeatable"
+        ),
+    ] = None,
     context_share: Annotated[
         float,
         typer.Option(
@@ -240,7 +247,7 @@ def change_judge(
     mindstream/lm/adapters/change_judge`. Going on from a shipped judge on numeric updates:
     `--start-from mindstream/lm/adapters/change_judge --state-updates 1500 --epochs 1`; with
     facts told among other chat: add `--focus-hand --context-share 0.6 --state-seed 7`."""
-    from mindstream.lab.training.change_run import run_change_judge
+    from mindstream.lab.training.change_run import Focus, run_change_judge
 
     run_change_judge(
         out,
@@ -254,12 +261,15 @@ def change_judge(
         layers=layers,
         distil_from=distil_from,
         distil=distil,
-        state_updates=state_updates,
+        focus=Focus(
+            state_updates=state_updates,
+            state_seed=state_seed,
+            hand=focus_hand,
+            context_share=context_share,
+            chats=tuple(focus_chats or ()),
+        ),
         start_from=start_from,
         replay=replay,
-        state_seed=state_seed,
-        focus_hand=focus_hand,
-        context_share=context_share,
     )
 
 

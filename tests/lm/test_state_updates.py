@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
+
+import numpy as np
 
 from mindstream.lab.training.change_data import (
     NAMES,
@@ -62,16 +65,18 @@ def test_context_adds_a_sentence_beside_a_statement_and_keeps_every_label() -> N
     assert 0.35 * len(pairs) < len(changed) < 0.65 * len(pairs)
     for before, after in changed:
         for old, new in ((before.earlier, after.earlier), (before.later, after.later)):
-            assert new == old or (old.rstrip(".") in new and any(s.rstrip(".") in new for s in chat))
+            assert new == old or (
+                old.rstrip(".") in new and any(s.rstrip(".") in new for s in chat)
+            )
     share_by_label = Counter(a.label for a, b in changed)
     assert all(share_by_label[label] > 0 for label in (OTHER, SAME_SLOT, REPLACES))
 
 
 def test_context_never_comes_before_a_speakers_name() -> None:
-    from mindstream.lab.training.change_run import _focus
+    from mindstream.lab.training.change_run import Focus
 
     named = 0
-    for pair in _focus(60, seed=2, hand=False, context_share=1.0):
+    for pair in Focus(state_updates=60, state_seed=2, context_share=1.0).pairs(_no_embedding):
         for text in (pair.earlier, pair.later):
             inside = [n for n in NAMES if f"{n}: " in text]
             named += bool(inside)
@@ -85,3 +90,28 @@ def test_chat_sentences_are_short_sentences_of_user_turns() -> None:
     sentences = chat_sentences(split("train")[:3])
     assert sentences
     assert all(3 <= len(s.split()) <= 14 for s in sentences)
+
+
+def _no_embedding(texts: list[str]) -> np.ndarray:
+    raise AssertionError("written pairs need no embedding")
+
+
+def test_focus_chats_add_their_mined_pairs_with_the_changes_repeated() -> None:
+    from mindstream.lab.training.change_run import Focus
+
+    folder = Path(__file__).parents[2] / "mindstream/lab/experiments/data/truth/train"
+    chat = folder / "zeke.chat"
+
+    def embed(texts: list[str]) -> np.ndarray:
+        rng = np.random.default_rng(len(texts))
+        vectors = rng.normal(size=(len(texts), 8)).astype(np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    pairs = Focus(chats=(chat,)).pairs(embed)
+    assert {p.source for p in pairs} == {"conversation"}
+    replaces = Counter(
+        (p.earlier.split(": ", 1)[-1], p.later.split(": ", 1)[-1])
+        for p in pairs
+        if p.label == REPLACES
+    )
+    assert replaces and all(n == 6 for n in replaces.values())

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 from rich.console import Console
 from rich.progress import Progress
 
@@ -35,17 +36,12 @@ def run_change_judge(
     layers: int | None = None,
     distil_from: Path | None = None,
     distil: float = 0.5,
-    state_updates: int = 0,
+    focus: Focus | None = None,
     start_from: Path | None = None,
     replay: int = 3,
-    state_seed: int = 0,
-    focus_hand: bool = False,
-    context_share: float = 0.0,
 ) -> dict[str, object]:
-    """`start_from` goes on training a judge on the focus pairs (the state updates, and the
-    hand-written pairs with `focus_hand`) and `replay` times as many drawn from the full set
-    (so it keeps what it knew); else a new judge on everything. `context_share` of the focus
-    pairs carry another sentence of chat (`change_data.with_context`)."""
+    """`start_from` goes on training a judge on the `focus` pairs and `replay` times as many
+    drawn from the full set (so it keeps what it knew); else a new judge on everything."""
     import torch
 
     from mindstream.lm.backends.embeddings import MiniLMEmbeddings
@@ -63,8 +59,8 @@ def run_change_judge(
         hand=hand or change_data.HAND,
         counterfactual=lambda conversation: counterfactuals(conversation, in_vocabulary),
     )
-    focus = _focus(state_updates, state_seed, focus_hand, context_share)
-    examples = _continued(examples, focus, replay) if start_from else examples + focus
+    chosen = (focus or Focus()).pairs(embed)
+    examples = _continued(examples, chosen, replay) if start_from else examples + chosen
     dev = [e for c in truth_data.split("dev") for e in change_data.mined(c, embed)]
     config = ChangeJudgeTraining(
         epochs=epochs,
@@ -112,15 +108,30 @@ def run_change_judge(
     return report
 
 
-def _focus(
-    state_updates: int, seed: int, hand: bool, context_share: float
-) -> list[change_data.Example]:
-    focus = state_pairs(state_updates, seed) if state_updates else []
-    focus += change_data.hand_pairs() if hand else []
-    if context_share > 0:  # before the names, which stay in front of the whole turn
-        sentences = change_data.chat_sentences(truth_data.split("train"))
-        focus = change_data.with_context(focus, sentences, share=context_share, seed=seed)
-    return change_data.styled(focus, seed=1)
+class Focus(BaseModel):
+    """What a judge that goes on training reads most: fresh state-update draws, the
+    hand-written pairs, the pairs mined from some conversations (added to the train part),
+    and the share of the written pairs shown among other chat (`change_data.with_context`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state_updates: int = 0
+    state_seed: int = 0
+    hand: bool = False
+    context_share: float = 0.0
+    chats: tuple[Path, ...] = ()
+
+    def pairs(self, embed: change_data.Embed) -> list[change_data.Example]:
+        written = state_pairs(self.state_updates, self.state_seed) if self.state_updates else []
+        written += change_data.hand_pairs() if self.hand else []
+        if self.context_share > 0:  # before the names, which stay in front of the whole turn
+            sentences = change_data.chat_sentences(truth_data.split("train"))
+            written = change_data.with_context(
+                written, sentences, share=self.context_share, seed=self.state_seed
+            )
+        chats = [c for path in self.chats for c in truth_data.load(path)]
+        mined = change_data.build(chats, embed, templates=0, hand=None) if chats else []
+        return change_data.styled(written, seed=1) + mined
 
 
 def _continued(

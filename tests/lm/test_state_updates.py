@@ -73,10 +73,12 @@ def test_context_adds_a_sentence_beside_a_statement_and_keeps_every_label() -> N
 
 
 def test_context_never_comes_before_a_speakers_name() -> None:
+    from mindstream.lab.experiments.truth_data import split
     from mindstream.lab.training.change_run import Focus
 
     named = 0
-    for pair in Focus(state_updates=60, state_seed=2, context_share=1.0).pairs(_no_embedding):
+    focus = Focus(state_updates=60, state_seed=2, context_share=1.0)
+    for pair in focus.pairs(_no_embedding, split("train")[:3]):
         for text in (pair.earlier, pair.later):
             inside = [n for n in NAMES if f"{n}: " in text]
             named += bool(inside)
@@ -107,7 +109,7 @@ def test_focus_chats_add_their_mined_pairs_with_the_changes_repeated() -> None:
         vectors = rng.normal(size=(len(texts), 8)).astype(np.float32)
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
-    pairs = Focus(chats=(chat,)).pairs(embed)
+    pairs = Focus(chats=(chat,)).pairs(embed, [])
     assert {p.source for p in pairs} == {"conversation"}
     replaces = Counter(
         (p.earlier.split(": ", 1)[-1], p.later.split(": ", 1)[-1])

@@ -4,6 +4,7 @@ the adapter and its report (`training.json`, curve) on disk."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from rich.progress import Progress
 
 from mindstream.lab.experiments import truth_data
 from mindstream.lab.experiments.report import table
+from mindstream.lab.experiments.truth_data import Conversation
 from mindstream.lab.training import change_data
 from mindstream.lab.training.change_judge import ChangeJudgeTraining, train, write_report
 from mindstream.lab.training.counterfactual import counterfactuals, minilm_vocabulary
@@ -52,14 +54,15 @@ def run_change_judge(
     torch.set_num_threads(threads)
     embed = MiniLMEmbeddings(threads=threads).embed_array
     in_vocabulary = minilm_vocabulary()
+    train_part = truth_data.split("train")
     examples = change_data.build(
-        truth_data.split("train"),
+        train_part,
         embed,
         templates=templates,
         hand=hand or change_data.HAND,
         counterfactual=lambda conversation: counterfactuals(conversation, in_vocabulary),
     )
-    chosen = (focus or Focus()).pairs(embed)
+    chosen = (focus or Focus()).pairs(embed, train_part)
     examples = _continued(examples, chosen, replay) if start_from else examples + chosen
     dev = [e for c in truth_data.split("dev") for e in change_data.mined(c, embed)]
     config = ChangeJudgeTraining(
@@ -121,11 +124,14 @@ class Focus(BaseModel):
     context_share: float = 0.0
     chats: tuple[Path, ...] = ()
 
-    def pairs(self, embed: change_data.Embed) -> list[change_data.Example]:
+    def pairs(
+        self, embed: change_data.Embed, train_part: Sequence[Conversation]
+    ) -> list[change_data.Example]:
+        """`train_part` gives the sentences of chat set beside the written pairs."""
         written = state_pairs(self.state_updates, self.state_seed) if self.state_updates else []
         written += change_data.hand_pairs() if self.hand else []
         if self.context_share > 0:  # before the names, which stay in front of the whole turn
-            sentences = change_data.chat_sentences(truth_data.split("train"))
+            sentences = change_data.chat_sentences(train_part)
             written = change_data.with_context(
                 written, sentences, share=self.context_share, seed=self.state_seed
             )

@@ -221,6 +221,14 @@ def change_judge(
         int, typer.Option(help="with --start-from: pairs of the full set per focus pair", min=0)
     ] = 3,
     state_seed: Annotated[int, typer.Option(help="seed of the state-update draws")] = 0,
+    foretold: Annotated[
+        int,
+        typer.Option(
+            help="draws of foretold pairs: a plan, offer or forecast, then it happening "
+            "(both stay true), with look-alikes (with --start-from)",
+            min=0,
+        ),
+    ] = 0,
     focus_hand: Annotated[
         bool, typer.Option(help="the hand-written pairs join the focus pairs (with --start-from)")
     ] = False,
@@ -264,6 +272,7 @@ def change_judge(
         focus=Focus(
             state_updates=state_updates,
             state_seed=state_seed,
+            foretold=foretold,
             hand=focus_hand,
             context_share=context_share,
             chats=tuple(focus_chats or ()),

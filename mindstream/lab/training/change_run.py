@@ -18,6 +18,7 @@ from mindstream.lab.experiments.truth_data import Conversation
 from mindstream.lab.training import change_data
 from mindstream.lab.training.change_judge import ChangeJudgeTraining, train, write_report
 from mindstream.lab.training.counterfactual import counterfactuals, minilm_vocabulary
+from mindstream.lab.training.foretold import foretold_pairs
 from mindstream.lab.training.run import check_out, check_start
 from mindstream.lab.training.state_updates import state_pairs
 from mindstream.lm.backends.onnx_embedder import fingerprint
@@ -112,14 +113,16 @@ def run_change_judge(
 
 
 class Focus(BaseModel):
-    """What a judge that goes on training reads most: fresh state-update draws, the
-    hand-written pairs, the pairs mined from some conversations (added to the train part),
-    and the share of the written pairs shown among other chat (`change_data.with_context`)."""
+    """What a judge that goes on training reads most: fresh state-update draws, foretold
+    draws (a plan or forecast, then it happening), the hand-written pairs, the pairs mined
+    from some conversations (added to the train part), and the share of the written pairs
+    shown among other chat (`change_data.with_context`)."""
 
     model_config = ConfigDict(frozen=True)
 
     state_updates: int = 0
     state_seed: int = 0
+    foretold: int = 0
     hand: bool = False
     context_share: float = 0.0
     chats: tuple[Path, ...] = ()
@@ -129,6 +132,7 @@ class Focus(BaseModel):
     ) -> list[change_data.Example]:
         """`train_part` gives the sentences of chat set beside the written pairs."""
         written = state_pairs(self.state_updates, self.state_seed) if self.state_updates else []
+        written += foretold_pairs(self.foretold, self.state_seed) if self.foretold else []
         written += change_data.hand_pairs() if self.hand else []
         if self.context_share > 0:  # before the names, which stay in front of the whole turn
             sentences = change_data.chat_sentences(train_part)

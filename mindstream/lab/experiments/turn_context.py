@@ -17,7 +17,8 @@ import numpy as np
 
 from mindstream.lab.experiments import truth_data
 from mindstream.lab.experiments.truth_data import Conversation, Turn
-from mindstream.memory.statements import is_question
+from mindstream.lab.training.retriever import shares_found
+from mindstream.lab.training.retriever_data import Dialogue, from_chats, recalled_turns
 
 K = 10
 SHORT = 8  # words: "yes, on tuesdays" needs the question it answers
@@ -44,39 +45,39 @@ def _unit(vectors: object) -> np.ndarray:
     return array / np.linalg.norm(array, axis=1, keepdims=True)
 
 
-def _recall(conversation: Conversation, ids: list[str], scores: np.ndarray, k: int) -> float:
-    found = 0.0
-    for row, question in zip(scores, conversation.questions, strict=True):
-        top = {ids[j] for j in np.argsort(-row)[:k]}
-        evidence = [e for e in question.evidence if e in ids]
-        found += sum(e in top for e in evidence) / len(evidence) if evidence else 0.0
-    return found
+def _similarities(
+    conversation: Conversation, dialogue: Dialogue, embedder: object
+) -> dict[str, np.ndarray]:
+    """Question x turn cosines for every way to embed the recalled turns, and each
+    in-context way's better-of-two with the turn alone."""
+    turns = conversation.turns
+    position = {t.dia_id: i for i, t in enumerate(turns)}
+    said = [position[t.dia_id] for t in recalled_turns(conversation)]
+    query = _unit([embedder.embed_query(q) for q, _, _ in dialogue.questions])  # type: ignore[attr-defined]
+    out = {
+        name: query @ _unit(embedder.embed_documents([text(turns, i) for i in said])).T  # type: ignore[attr-defined]
+        for name, text in TEXTS.items()
+    }
+    alone = out["turn alone"]
+    out |= {
+        f"{name}, best of two": np.maximum(alone, s) for name, s in out.items() if s is not alone
+    }
+    return out
 
 
 def measure(
     conversations: Sequence[Conversation], embedder: object, k: int = K
 ) -> dict[str, float]:
-    """Recall@k of every way to embed a turn, over all the questions."""
-    totals: dict[str, float] = {}
-    asked = 0
+    """Recall@k of every way to embed a turn, over the questions whose evidence the assistant
+    recalls (`retriever_data.from_chats`, as the retriever's own dev curve counts them)."""
+    found: dict[str, list[float]] = {}
     for conversation in conversations:
-        turns = conversation.turns
-        kept = [i for i, t in enumerate(turns) if t.by_user and not is_question(t.text)]
-        ids = [turns[i].dia_id for i in kept]
-        questions = [q.question for q in conversation.questions]
-        query = _unit([embedder.embed_query(q) for q in questions])  # type: ignore[attr-defined]
-        alone: np.ndarray | None = None
-        for name, text in TEXTS.items():
-            documents = _unit(embedder.embed_documents([text(turns, i) for i in kept]))  # type: ignore[attr-defined]
-            scores = query @ documents.T
-            alone = scores if alone is None else alone
-            totals[name] = totals.get(name, 0.0) + _recall(conversation, ids, scores, k)
-            if name != "turn alone":
-                best = f"{name}, best of two"
-                both = np.maximum(alone, scores)
-                totals[best] = totals.get(best, 0.0) + _recall(conversation, ids, both, k)
-        asked += len(questions)
-    return {name: round(total / asked, 4) for name, total in totals.items()}
+        dialogue = from_chats([conversation])[0]
+        if not dialogue.questions:
+            continue
+        for name, similarity in _similarities(conversation, dialogue, embedder).items():
+            found.setdefault(name, []).extend(shares_found(similarity, dialogue, k))
+    return {name: round(float(np.mean(shares)), 4) for name, shares in found.items()}
 
 
 def main() -> None:

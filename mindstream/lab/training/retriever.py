@@ -84,10 +84,18 @@ def recall_at(
         if not dialogue.questions:
             continue
         similarity = embed([q for q, _, _ in dialogue.questions]) @ embed(list(dialogue.turns)).T
-        for (_, answers, _), row in zip(dialogue.questions, similarity, strict=True):
-            top = set(np.argsort(-row, kind="stable")[:k].tolist())
-            found.append(len(top & set(answers)) / len(answers))
+        found += shares_found(similarity, dialogue, k)
     return float(np.mean(found)) if found else 0.0
+
+
+def shares_found(similarity: np.ndarray, dialogue: Dialogue, k: int) -> list[float]:
+    """Each question's share of its answering turns among the k turns most similar to it
+    (`similarity`: one row per question, one column per turn)."""
+    found = []
+    for (_, answers, _), row in zip(dialogue.questions, similarity, strict=True):
+        top = set(np.argsort(-row, kind="stable")[:k].tolist())
+        found.append(len(top & set(answers)) / len(answers))
+    return found
 
 
 def train(

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from mindstream.lab.experiments.truth_data import Conversation
+from mindstream.lab.experiments.truth_data import Conversation, Turn
 from mindstream.memory.statements import is_question
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -83,11 +83,17 @@ def mined(dialogues: Sequence[Dialogue], embed: Embed, source: str) -> list[Pair
     return pairs
 
 
+def recalled_turns(conversation: Conversation) -> list[Turn]:
+    """The user's statements: what the assistant recalls (its own turns and the user's
+    questions are kept for history only)."""
+    return [t for t in conversation.turns if t.by_user and not is_question(t.text)]
+
+
 def from_chats(conversations: Sequence[Conversation]) -> list[Dialogue]:
     """The user's statements (what the assistant recalls) and the questions citing them."""
     dialogues = []
     for conversation in conversations:
-        said = [t for t in conversation.turns if t.by_user and not is_question(t.text)]
+        said = recalled_turns(conversation)
         row = {t.dia_id: n for n, t in enumerate(said)}
         questions = tuple(
             (

@@ -172,9 +172,9 @@ def test_held_out_traps_are_measured_apart_from_the_ranked_groups() -> None:
 
 
 def test_the_chat_models_stream_pairs_come_from_train_only() -> None:
-    """`train judge replaces --chats N`: every replacement of the train conversations, three
-    times, and N kept pairs; every statement from a train conversation, none from dev or
-    held-out."""
+    """`train judge replaces --chats N`: every replacement of the train conversations whose
+    two turns are statements, three times, and N kept pairs; every statement from a train
+    conversation, none from dev or held-out."""
     from mindstream.lab.experiments import truth_data
     from mindstream.lab.training.change_data import statements
     from mindstream.lab.training.judge import chat_examples

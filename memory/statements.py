@@ -40,6 +40,12 @@ _NOTE_THIS = re.compile(
     r"save (this|that|my)|remember that \w+ \w+ \w+)",
     re.IGNORECASE,
 )
+# A tag that only asks for sympathy, after a statement: "... doesn't give him a shower, you
+# know?". Not "..., right?" or "..., isn't it?": those may check a fact the user is unsure of.
+_SYMPATHY_TAG = re.compile(
+    r"\w.{12,},\s*(you know|ya know|y'?know|know what i mean|if that makes sense)\s*\?+$",
+    re.IGNORECASE,
+)
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Prof|Mt|vs|etc|e\.g|i\.e|a\.m|p\.m)\.", re.I)
 # A transcript's speaker: one to three capitalised words ("Caroline", "Dr. Ruiz") and a colon,
 # not a note's label ("Note:", "Remember:").
@@ -103,7 +109,7 @@ def _asks(sentence: str) -> bool:
     if _NOTE_THIS.search(sentence):
         return False  # "can you remember that my locker is 14": a fact to keep
     if sentence.endswith("?"):
-        return True
+        return not _SYMPATHY_TAG.search(sentence.replace("’", "'"))
     words = _WORD.findall(sentence.lower().replace("’", "'"))
     while words and words[0] in _OPENERS:
         words = words[1:]  # "ok so what is my pin", "quick question: where do i live"

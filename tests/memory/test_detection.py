@@ -99,6 +99,7 @@ def test_the_rules_see_what_they_should() -> None:
         "Caroline: Thanks, Mel! What did you do last weekend?",
         "have you seen my keys",
         "btw what's my pin",
+        "my flight is at 6 on friday, right?",  # checks a fact the user is unsure of
     ],
 )
 def test_a_question_is_a_question_with_or_without_its_mark(text: str) -> None:
@@ -119,6 +120,7 @@ def test_a_question_is_a_question_with_or_without_its_mark(text: str) -> None:
         "can you remember that my locker is 14",
         "you are a genius",
         "Show me how? It's TheFork.",
+        "my sister lives in Katy, three hours away, but a call won't shower him, you know?",
     ],
 )
 def test_a_statement_that_opens_like_a_question_is_recalled(text: str) -> None:

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mindstream.memory import corrections
 from mindstream.memory.book import EditableBook
+from mindstream.memory.dates import announced
 from mindstream.memory.records import (
     ChangePolicy,
     MemoryKind,
@@ -48,11 +49,14 @@ from mindstream.memory.statements import (
     like_items,
     plan_came_true,
     speaker_of,
+    without_speaker,
 )
 
 log = logging.getLogger(__name__)
 
-Rule = Literal["judge", "subject", "like items", "other speaker", "plan came true", "gate"]
+Rule = Literal[
+    "judge", "subject", "like items", "other speaker", "plan came true", "announced", "gate"
+]
 
 
 class Neighbourhood(EditableBook, Protocol):
@@ -309,7 +313,9 @@ def _rule(old: MemoryRecord, new: MemoryRecord) -> Rule | None:
 
 def _kept(old: MemoryRecord, new: MemoryRecord) -> Rule | None:
     """A rule that keeps a pair the judge would retire (it only ranks the newer first)."""
-    return "plan came true" if plan_came_true(old.text, new.text) else None
+    if plan_came_true(old.text, new.text):
+        return "plan came true"
+    return "announced" if announced(without_speaker(new.text), new.created_at) else None
 
 
 def _content(text: str, other: str) -> str:
@@ -372,7 +378,7 @@ def _note_closest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> Non
     doubt is visible in exports and pages."""
     best: dict[str, ChangeDecision] = {}
     for decision in decisions:
-        if decision.rule in ("judge", "plan came true") and (
+        if decision.rule in ("judge", "plan came true", "announced") and (
             decision.new_id not in best or decision.probability > best[decision.new_id].probability
         ):
             best[decision.new_id] = decision

@@ -1,0 +1,119 @@
+"""When a statement's news takes effect, read from the dates it names and when it was said.
+
+Two kinds of pairs look like changes to a judge of text and are not, and both turn on a date:
+
+- an **announced** change ("the rent goes to 151.20 a week from 6 April", told in March)
+  leaves the current value true until the day comes; the turn that tells it happened retires
+  the old value;
+- a **foretold** event ("isa turns 13 on feb 9", "the surgeon's check is on 26 May") is not
+  made false by coming true ("isa is officially 13", "the surgeon was satisfied on 26 May").
+
+A year is never needed: "2 January" said in December is next January.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            "jan january",
+            "feb february",
+            "mar march",
+            "apr april",
+            "may",
+            "jun june",
+            "jul july",
+            "aug august",
+            "sep sept september",
+            "oct october",
+            "nov november",
+            "dec december",
+        ),
+        start=1,
+    )
+    for name in names.split()
+}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DATE = re.compile(
+    rf"\b(?:{_DAY}\s+(?:of\s+)?({_MONTH})\b|({_MONTH})\.?\s+{_DAY}\b(?![:.]\d))", re.IGNORECASE
+)
+_WEEKDAY = re.compile(rf"\b(this|next|from|starting)\s+({'|'.join(_WEEKDAYS)})\b", re.I)
+_NEXT = re.compile(r"\bnext (week|month)\b", re.IGNORECASE)
+# A change that takes effect on a named day: "goes to 2300 starting april 1", "from 1 April
+# becomes", "starts Monday 2 February"; not "moved from 7 june to 21 june" (a new date, now).
+_WEEKDAY_NAME = "|".join(_WEEKDAYS)
+_TAKES_EFFECT = re.compile(
+    r"\b(?:(?:from|starting|starts|start|beginning|begins)\s+(?:on\s+)?"
+    rf"(?P<day>(?:(?:this|next)\s+)?(?:{_WEEKDAY_NAME})\b(?!\s+\d{{1,2}}[:.]\d)"
+    rf"(?:\s+(?:the\s+)?{_DAY}(?:\s+(?:{_MONTH}))?)?)"
+    r"|(?:from|starting|starts|start|as of|effective|beginning|begins)\s+(?:on\s+)?(?:the\s+)?"
+    rf"(?P<date>{_DAY}\s+(?:of\s+)?(?:{_MONTH})\b|(?:{_MONTH})\.?\s+{_DAY}\b|next (?:week|month)))"
+    r"(?!\s+(?:to|till|until)\b)",
+    re.IGNORECASE,
+)
+# A correction of what was said, not news of a change ("the lease starts dec 1 not the 15th").
+_CORRECTS = re.compile(
+    r"\b(not|no longer|never|didn'?t|won'?t|wasn'?t|cancel\w*|fell through|postponed|"
+    r"reschedul\w*|moved to|pushed|instead|actually|correction|wait|wrong|changed?)\b",
+    re.IGNORECASE,
+)
+
+
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+
+
+def dates_named(text: str, said: datetime) -> list[date]:
+    """The days a statement names, each placed in the year that puts it nearest to when it
+    was said (never more than ~10 months back)."""
+    found = []
+    for m in _DATE.finditer(text):
+        day = int(m.group(1) or m.group(4))
+        month = _MONTHS[(m.group(2) or m.group(3)).lower()]
+        placed = _placed(day, month, said.date())
+        if placed is not None:
+            found.append(placed)
+    for m in _WEEKDAY.finditer(text):
+        ahead = (_WEEKDAYS.index(m.group(2).lower()) - said.weekday()) % 7 or 7
+        found.append(said.date() + timedelta(days=ahead + (7 if m.group(1) == "next" else 0)))
+    for m in _NEXT.finditer(text):
+        found.append(said.date() + timedelta(days=7 if m.group(1).lower() == "week" else 28))
+    return found
+
+
+def _placed(day: int, month: int, said: date) -> date | None:
+    try:
+        this_year = date(said.year, month, day)
+    except ValueError:
+        return None  # "31 feb", or a number that is not a day
+    if this_year < said - timedelta(days=300):
+        return this_year.replace(year=said.year + 1)
+    return this_year
+
+
+def first_future(text: str, said: datetime) -> date | None:
+    """The earliest day the statement names after the day it was said, if any."""
+    ahead = [d for d in dates_named(text, said) if d > said.date()]
+    return min(ahead) if ahead else None
+
+
+def announced(text: str, said: datetime) -> bool:
+    """The statement tells a change that takes effect on a later day than tomorrow (and
+    neither corrects what was said before nor tells something true now)."""
+    if _CORRECTS.search(text) or _NOW.search(text):
+        return False
+    for m in _TAKES_EFFECT.finditer(text):
+        when = first_future(_as_named(m.group("day") or m.group("date")), said)
+        if when is not None and when > said.date() + timedelta(days=1):
+            return True
+    return False
+
+
+def _as_named(when: str) -> str:
+    """'monday 2 february' is found by its date; a bare 'monday' as the next one."""
+    return when if _DATE.search(when) or _NEXT.search(when) else f"from {when}"

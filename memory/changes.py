@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mindstream.memory import corrections
 from mindstream.memory.book import EditableBook
-from mindstream.memory.dates import announced
+from mindstream.memory.dates import announced, came_as_announced
 from mindstream.memory.records import (
     ChangePolicy,
     MemoryKind,
@@ -55,7 +55,14 @@ from mindstream.memory.statements import (
 log = logging.getLogger(__name__)
 
 Rule = Literal[
-    "judge", "subject", "like items", "other speaker", "plan came true", "announced", "gate"
+    "judge",
+    "subject",
+    "like items",
+    "other speaker",
+    "plan came true",
+    "announced",
+    "came as announced",
+    "gate",
 ]
 
 
@@ -315,7 +322,12 @@ def _kept(old: MemoryRecord, new: MemoryRecord) -> Rule | None:
     """A rule that keeps a pair the judge would retire (it only ranks the newer first)."""
     if plan_came_true(old.text, new.text):
         return "plan came true"
-    return "announced" if announced(without_speaker(new.text), new.created_at) else None
+    earlier, later = without_speaker(old.text), without_speaker(new.text)
+    if announced(later, new.created_at):
+        return "announced"
+    if came_as_announced(earlier, old.created_at, later, new.created_at):
+        return "came as announced"
+    return None
 
 
 def _content(text: str, other: str) -> str:
@@ -378,7 +390,7 @@ def _note_closest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> Non
     doubt is visible in exports and pages."""
     best: dict[str, ChangeDecision] = {}
     for decision in decisions:
-        if decision.rule in ("judge", "plan came true", "announced") and (
+        if decision.rule in ("judge", "plan came true", "announced", "came as announced") and (
             decision.new_id not in best or decision.probability > best[decision.new_id].probability
         ):
             best[decision.new_id] = decision

@@ -105,15 +105,43 @@ def first_future(text: str, said: datetime) -> date | None:
 def announced(text: str, said: datetime) -> bool:
     """The statement tells a change that takes effect on a later day than tomorrow (and
     neither corrects what was said before nor tells something true now)."""
+    return takes_effect(text, said) is not None
+
+
+def takes_effect(text: str, said: datetime) -> date | None:
+    """The day an announced change takes effect, if the statement announces one."""
     if _CORRECTS.search(text) or _NOW.search(text):
-        return False
+        return None
     for m in _TAKES_EFFECT.finditer(text):
         when = first_future(_as_named(m.group("day") or m.group("date")), said)
         if when is not None and when > said.date() + timedelta(days=1):
-            return True
-    return False
+            return when
+    return None
 
 
 def _as_named(when: str) -> str:
     """'monday 2 february' is found by its date; a bare 'monday' as the next one."""
     return when if _DATE.search(when) or _NEXT.search(when) else f"from {when}"
+
+
+def came_as_announced(
+    earlier: str, earlier_said: datetime, later: str, later_said: datetime
+) -> bool:
+    """The earlier statement announced a change ("rent goes to 2300 starting april 1") and the
+    later one, on or after that day, tells it happening with no number the announcement did
+    not have ("just paid april rent, 2300 now"): the announcement is not made false by
+    coming true. A new number ("my rate is 0.20 now" after "0.18 from june") is a change."""
+    when = takes_effect(earlier, earlier_said)
+    if when is None or later_said.date() < when or _STILL.search(earlier):
+        return False
+    return _numbers(later) <= _numbers(earlier)
+
+
+_STILL = re.compile(r"\b(still|currently|at the moment)\b", re.IGNORECASE)  # a value now, too
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers a statement tells, as written without thousands commas; years left out."""
+    found = {m.group().replace(",", "").rstrip(".") for m in _NUMBER.finditer(text)}
+    return {n for n in found if not (len(n) == 4 and n[:2] in ("19", "20"))}

@@ -15,7 +15,7 @@ from mindstream.memory import (
     StreamConfig,
     new_memory,
 )
-from mindstream.memory.dates import announced, dates_named
+from mindstream.memory.dates import announced, came_as_announced, dates_named
 from mindstream.memory.records import ChangePolicy
 
 WEDNESDAY = datetime(2026, 3, 11, 19, 0, tzinfo=UTC)
@@ -78,5 +78,16 @@ def test_the_current_rent_stays_until_the_new_one_is_told_paid() -> None:
     assert [(d.rule, d.superseded) for d in written.decisions] == [("announced", False)]
     assert stream.get(rent.id).status is MemoryStatus.ACTIVE
     clock.advance(timedelta(days=30))
-    stream.add("first week with the new rent, 151.20 went out on monday", owner="h", importance=5)
+    paid = new_memory(text="first week with the new rent, 151.20 went out", owner="h", importance=5)
+    rules = {d.old_id: d.rule for d in stream.write([paid]).decisions}
     assert stream.get(rent.id).status is not MemoryStatus.ACTIVE
+    assert stream.get(written.records[0].id).status is MemoryStatus.ACTIVE  # it came true
+    assert rules[written.records[0].id] == "came as announced"
+
+
+def test_a_new_number_after_an_announcement_is_a_change() -> None:
+    april = WEDNESDAY + timedelta(days=40)
+    told = "rate email went out, 0.18 a word from 1 april"
+    assert came_as_announced(told, WEDNESDAY, "every invoice went out at 0.18", april)
+    assert not came_as_announced(told, WEDNESDAY, "my standard rate is 0.20 now", april)
+    assert not came_as_announced(told, WEDNESDAY, "sent at 0.18", WEDNESDAY + timedelta(2))

@@ -80,8 +80,8 @@ _PLAN = re.compile(
 )
 _UNDOES = re.compile(
     r"\b(not|no longer|never|didn'?t|won'?t|cancel\w*|fell through|decided against|instead|"
-    r"actually|moved|changed|reschedul\w*|postponed|switched|scrapp?\w*|turned|anymore|no more|"
-    r"now)\b",
+    r"actually|moved|changed|reschedul\w*|postponed|switched|scrap(?:ped|ping|s)?|turned|"
+    r"anymore|no more|now)\b",
     re.IGNORECASE,
 )
 

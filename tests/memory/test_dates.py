@@ -1,4 +1,5 @@
-"""An announced change retires nothing until a turn tells it happened; by rule, on fakes."""
+"""Rules that keep a pair the judge would retire: an announced change, one that came as
+announced, a plan that came true; on fakes."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from mindstream.memory import (
 )
 from mindstream.memory.dates import announced, came_as_announced, dates_named
 from mindstream.memory.records import ChangePolicy
+from mindstream.memory.statements import plan_came_true
 
 WEDNESDAY = datetime(2026, 3, 11, 19, 0, tzinfo=UTC)
 
@@ -91,3 +93,10 @@ def test_a_new_number_after_an_announcement_is_a_change() -> None:
     assert came_as_announced(told, WEDNESDAY, "every invoice went out at 0.18", april)
     assert not came_as_announced(told, WEDNESDAY, "my standard rate is 0.20 now", april)
     assert not came_as_announced(told, WEDNESDAY, "sent at 0.18", WEDNESDAY + timedelta(2))
+
+
+def test_a_scrapyard_does_not_undo_a_plan() -> None:
+    """'scrapped' undoes a plan; the old car going to the scrapyard does not."""
+    looking = "looking at second hand yaris hybrids"
+    assert plan_came_true(looking, "picked up the yaris. the fiesta went to the scrapyard")
+    assert not plan_came_true(looking, "scrapped the yaris idea, bus pass it is")

@@ -48,12 +48,14 @@ _NEXT = re.compile(r"\bnext (week|month)\b", re.IGNORECASE)
 # A change that takes effect on a named day: "goes to 2300 starting april 1", "from 1 April
 # becomes", "starts Monday 2 February"; not "moved from 7 june to 21 june" (a new date, now).
 _WEEKDAY_NAME = "|".join(_WEEKDAYS)
+_WHOLE_MONTH = "|".join(m for m in sorted(_MONTHS, key=len, reverse=True) if m != "may")
 _TAKES_EFFECT = re.compile(
     r"\b(?:(?:from|starting|starts|start|beginning|begins)\s+(?:on\s+)?"
     rf"(?P<day>(?:(?:this|next)\s+)?(?:{_WEEKDAY_NAME})\b(?!\s+\d{{1,2}}[:.]\d)"
     rf"(?:\s+(?:the\s+)?{_DAY}(?:\s+(?:{_MONTH}))?)?)"
     r"|(?:from|starting|starts|start|as of|effective|beginning|begins)\s+(?:on\s+)?(?:the\s+)?"
-    rf"(?P<date>{_DAY}\s+(?:of\s+)?(?:{_MONTH})\b|(?:{_MONTH})\.?\s+{_DAY}\b|next (?:week|month)))"
+    rf"(?P<date>{_DAY}\s+(?:of\s+)?(?:{_MONTH})\b|(?:{_MONTH})\.?\s+{_DAY}\b|next (?:week|month)"
+    rf"|(?:{_WHOLE_MONTH})\b(?!\.?\s+\d)))"
     r"(?!\s+(?:to|till|until)\b)",
     re.IGNORECASE,
 )
@@ -120,8 +122,11 @@ def takes_effect(text: str, said: datetime) -> date | None:
 
 
 def _as_named(when: str) -> str:
-    """'monday 2 february' is found by its date; a bare 'monday' as the next one."""
-    return when if _DATE.search(when) or _NEXT.search(when) else f"from {when}"
+    """'monday 2 february' is found by its date, a bare 'monday' as the next one and a bare
+    'october' as its first day."""
+    if _DATE.search(when) or _NEXT.search(when):
+        return when
+    return f"1 {when}" if when.lower() in _MONTHS else f"from {when}"
 
 
 def came_as_announced(

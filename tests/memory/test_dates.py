@@ -30,6 +30,7 @@ WEDNESDAY = datetime(2026, 3, 11, 19, 0, tzinfo=UTC)
         "also landlord texted, rent goes to 2300 starting april 1. ay",
         "JONAS GOT THE JOB! He starts Monday 30 March, ten minutes from home",
         "they moved me to evenings from next week. 2 to 10pm",
+        "we voted. From October, the monthly contribution goes up to 3,000 shillings each",
         "from 1st of May the annual mooring fee becomes 4,380 kroner",
     ],
 )
@@ -50,6 +51,8 @@ def test_a_change_that_takes_effect_on_a_later_day_is_announced(text: str) -> No
         "I'm off the crutches as of Monday, in a walking boot for 3 weeks",  # since Monday
         "organisers emailed, the race moved from 7 june to 21 june",  # a new date, true now
         "he's on the books now, full time from monday",
+        "from march the rota is 9 to 5",  # said in March: this month, already
+        "starting may be the hardest part",
     ],
 )
 def test_news_that_holds_now_is_not_announced(text: str) -> None:

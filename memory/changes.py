@@ -41,7 +41,6 @@ from mindstream.memory.records import (
     MemoryKind,
     MemoryRecord,
     MemoryStatus,
-    ScoredMemory,
 )
 from mindstream.memory.statements import (
     is_question,
@@ -300,7 +299,7 @@ class ChangeDetector:
                 applied.append(decision)
             else:
                 applied.append(decision.model_copy(update={"superseded": False}))
-        _note_closest(stream, applied)
+        _note_closest(stream, applied, self.policy.rank_each_above)
         return applied
 
 
@@ -384,40 +383,34 @@ def _decision(
     )
 
 
-def _note_closest(stream: Neighbourhood, decisions: list[ChangeDecision]) -> None:
+def _note_closest(
+    stream: Neighbourhood, decisions: list[ChangeDecision], each_above: float | None
+) -> None:
     """Each judged new memory keeps its closest call (the earlier memory it was likeliest to
-    replace, and how likely), so a near miss ranks above what it probably replaced and every
-    doubt is visible in exports and pages."""
+    replace, and how likely) and every near miss from `each_above`, so it ranks above each it
+    probably replaced ("Dad is officially 88" above "he's 87", not only above "he'll be 88 on
+    the 29th") and every doubt is visible in exports and pages."""
     best: dict[str, ChangeDecision] = {}
+    near: dict[str, list[ChangeDecision]] = {}
     for decision in decisions:
-        if decision.rule in ("judge", "plan came true", "announced", "came as announced") and (
-            decision.new_id not in best or decision.probability > best[decision.new_id].probability
-        ):
+        if decision.rule not in _JUDGED:
+            continue
+        if decision.new_id not in best or decision.probability > best[decision.new_id].probability:
             best[decision.new_id] = decision
+        if each_above is not None and decision.likely and decision.probability >= each_above:
+            near.setdefault(decision.new_id, []).append(decision)
     changes = []
     for new_id, decision in best.items():
         record = stream.get(new_id)
+        misses = sorted(near.get(new_id, []), key=lambda d: -d.probability)
         note = {
             "closest": decision.old_id,
             "closest_p": decision.probability,
             "closest_model": decision.model,
+            "near": tuple(d.old_id for d in misses),
         }
         changes.append((record, {"provenance": record.provenance.model_copy(update=note)}))
     stream.replace_many(changes)
 
 
-def newer_first(results: list[ScoredMemory], at_least: float) -> list[ScoredMemory]:
-    """A near miss is a doubt, not a decision: the older memory stays active, but a memory
-    whose closest call reached `at_least` is moved right above the memory it probably
-    replaced when both are among `results` and it ranked below. Nothing enters or leaves."""
-    out = list(results)
-    for newer in results:
-        older, p = newer.record.provenance.closest, newer.record.provenance.closest_p
-        if older is None or p is None or p < at_least:
-            continue
-        ids = [m.record.id for m in out]
-        if older not in ids or ids.index(older) > ids.index(newer.record.id):
-            continue
-        out.remove(newer)
-        out.insert(ids.index(older), newer)
-    return out
+_JUDGED: tuple[Rule, ...] = ("judge", "plan came true", "announced", "came as announced")

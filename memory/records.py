@@ -72,6 +72,11 @@ class Provenance(BaseModel):
         "above it when `closest_p` reaches the policy's `rank_above`, both staying true)",
     )
     closest_p: float | None = Field(None, description="the judge's P(replaces) for `closest`")
+    near: tuple[str, ...] = Field(
+        (),
+        description="every earlier memory whose P(replaces) reached the policy's "
+        "`rank_each_above` without retiring it, likeliest first: it ranks above each",
+    )
     closest_model: float | None = Field(
         None,
         description="the chat model's own P(replaces) for `closest` when it was asked to "
@@ -84,7 +89,7 @@ class Provenance(BaseModel):
     def links(self) -> tuple[str, ...]:
         """Every memory id this provenance names."""
         named = (self.corrects, self.restored_from, self.closest)
-        return (*self.supersedes, *self.superseded_by, *(i for i in named if i))
+        return (*self.supersedes, *self.superseded_by, *self.near, *(i for i in named if i))
 
 
 # Provenance kept in `metadata` by stores and exports written before it was typed.
@@ -250,6 +255,14 @@ class ChangePolicy(BaseModel):
         le=1.0,
         description="a memory at least this likely (but below `threshold`) to replace an "
         "earlier one ranks right above it in retrieval, the earlier staying active (None: off)",
+    )
+    rank_each_above: float | None = Field(
+        0.75,
+        ge=0.0,
+        le=1.0,
+        description="a memory at least this likely (but below `threshold`) to replace each of "
+        "several earlier ones ranks above every one of them, not only its closest (0.75: on "
+        "the dev part, 0.25 put too many newer memories above facts still true; None: off)",
     )
     candidates: int = Field(
         3, ge=1, description="most similar earlier memories compared (3: chosen on the dev part)"

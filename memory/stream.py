@@ -25,7 +25,6 @@ from mindstream.memory.changes import (
     ChangeDecision,
     ChangeDetector,
     ReplacementJudge,
-    newer_first,
 )
 from mindstream.memory.clock import Clock, SystemClock, to_hours
 from mindstream.memory.detection import DetectionWorker
@@ -34,6 +33,7 @@ from mindstream.memory.errors import InvalidMemoryError, MemoryNotFoundError
 from mindstream.memory.importance import RateTexts
 from mindstream.memory.index import OwnerIndex
 from mindstream.memory.intake import Intake, records_of
+from mindstream.memory.near_misses import newer_first
 from mindstream.memory.owner import OwnerState
 from mindstream.memory.provenance import CitationGraph
 from mindstream.memory.records import (

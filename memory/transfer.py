@@ -60,6 +60,7 @@ def _renamed(record: MemoryRecord, renamed: dict[str, str]) -> MemoryRecord:
             "corrects": one(p.corrects),
             "restored_from": one(p.restored_from),
             "closest": one(p.closest),
+            "near": many(p.near),
         }
     )
     return record.model_copy(

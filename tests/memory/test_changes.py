@@ -256,3 +256,26 @@ def test_a_near_miss_ranks_above_what_it_probably_replaced_and_supersedes_nothin
     york = _add(off, "Boxes in York", hours=240)
     found = [m.record.id for m in off.retrieve("the flat in Leeds", 5, owner="maya")]
     assert found == [leeds, york]
+
+
+def ages(earlier: str, later: str) -> float:
+    """'officially 88' probably replaces both the age and the birthday told before it."""
+    if "officially" not in later:
+        return 0.1
+    return 0.85 if "will be 88" in earlier else 0.8
+
+
+def test_a_near_miss_ranks_above_every_memory_it_probably_replaced() -> None:
+    """Not only above the closest: 'he's 87' is the one a question about his age finds."""
+    for each_above, first in ((0.75, "new"), (None, "old")):
+        stream = _stream(
+            FakeJudge(replaces=ages), threshold=0.9, rank_above=0.25, rank_each_above=each_above
+        )
+        age = _add(stream, "dad is frank and he is 87 years old, frank is 87")
+        birthday = _add(stream, "dad will be 88 on the 29th", hours=1)
+        new = _add(stream, "officially eighty-eight today!", hours=240)
+        assert stream.get(new).provenance.closest == birthday
+        assert stream.get(new).provenance.near == ((birthday, age) if each_above else ())
+        asked = "dad is frank and he is 87 years old, frank is 87"
+        found = [m.record.id for m in stream.retrieve(asked, 3, owner="maya")]
+        assert found.index(new) < found.index(age) if first == "new" else found[0] == age

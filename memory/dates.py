@@ -5,8 +5,12 @@ Two kinds of pairs look like changes to a judge of text and are not, and both tu
 - an **announced** change ("the rent goes to 151.20 a week from 6 April", told in March)
   leaves the current value true until the day comes; the turn that tells it happened retires
   the old value;
-- a **foretold** event ("isa turns 13 on feb 9", "the surgeon's check is on 26 May") is not
-  made false by coming true ("isa is officially 13", "the surgeon was satisfied on 26 May").
+- the announcement is not made false by **coming as announced** ("first week with the new
+  rent, 151.20 went out").
+
+Forecasts on the earlier side in general ("isa turns 13 on feb 9", then "isa is officially
+13") were screened too and left to the judge: "Yusuf is 10, he'll be 11 on 19 November",
+then "Yusuf is 11 now", is a change.
 
 A year is never needed: "2 January" said in December is next January.
 """
@@ -65,9 +69,9 @@ _CORRECTS = re.compile(
     r"reschedul\w*|moved to|pushed|instead|actually|correction|wait|wrong|changed?)\b",
     re.IGNORECASE,
 )
-
-
-_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)  # news true now, beside a later start
+_STILL = re.compile(r"\b(still|currently|at the moment)\b", re.IGNORECASE)  # a value now, too
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def dates_named(text: str, said: datetime) -> list[date]:
@@ -140,10 +144,6 @@ def came_as_announced(
     if when is None or later_said.date() < when or _STILL.search(earlier):
         return False
     return _numbers(later) <= _numbers(earlier)
-
-
-_STILL = re.compile(r"\b(still|currently|at the moment)\b", re.IGNORECASE)  # a value now, too
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def _numbers(text: str) -> set[str]:

@@ -44,9 +44,9 @@ _MONTHS = {
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_DATE = re.compile(
-    rf"\b(?:{_DAY}\s+(?:of\s+)?({_MONTH})\b|({_MONTH})\.?\s+{_DAY}\b(?![:.]\d))", re.IGNORECASE
-)
+_DAY_MONTH = rf"{_DAY}\s+(?:of\s+)?({_MONTH})\b"  # "6 April", "1st of May"
+_MONTH_DAY = rf"({_MONTH})\.?\s+{_DAY}\b"  # "april 1", "Nov. 12"
+_DATE = re.compile(rf"\b(?:{_DAY_MONTH}|{_MONTH_DAY}(?![:.]\d))", re.IGNORECASE)
 _WEEKDAY = re.compile(rf"\b(this|next|from|starting)\s+({'|'.join(_WEEKDAYS)})\b", re.I)
 _NEXT = re.compile(r"\bnext (week|month)\b", re.IGNORECASE)
 # A change that takes effect on a named day: "goes to 2300 starting april 1", "from 1 April
@@ -58,7 +58,7 @@ _TAKES_EFFECT = re.compile(
     rf"(?P<day>(?:(?:this|next)\s+)?(?:{_WEEKDAY_NAME})\b(?!\s+\d{{1,2}}[:.]\d)"
     rf"(?:\s+(?:the\s+)?{_DAY}(?:\s+(?:{_MONTH}))?)?)"
     r"|(?:from|starting|starts|start|as of|effective|beginning|begins)\s+(?:on\s+)?(?:the\s+)?"
-    rf"(?P<date>{_DAY}\s+(?:of\s+)?(?:{_MONTH})\b|(?:{_MONTH})\.?\s+{_DAY}\b|next (?:week|month)"
+    rf"(?P<date>{_DAY_MONTH}|{_MONTH_DAY}|next (?:week|month)"
     rf"|(?:{_WHOLE_MONTH})\b(?!\.?\s+\d)))"
     r"(?!\s+(?:to|till|until)\b)",
     re.IGNORECASE,

@@ -369,6 +369,18 @@ def test_an_import_with_a_link_into_another_account_is_refused_whole() -> None:
     assert stream.count("attacker") == 0
 
 
+def test_an_import_whose_near_miss_names_another_account_is_refused() -> None:
+    """`near` ranks a memory above the ones it names: a forged one would reach a victim's."""
+    stream = _stream(use_judge=False)
+    victim = _add(stream, "the safe code is 1234", owner="victim")
+    record = stream.get(_add(stream, "decoy", owner="source")).model_copy(
+        update={"owner": "attacker", "provenance": Provenance(near=(victim,))}
+    )
+    with pytest.raises(InvalidMemoryError, match="neither in the import nor a memory of this"):
+        stream.import_records([record])
+    assert stream.count("attacker") == 0
+
+
 def test_an_export_imports_into_another_account_on_the_same_store_with_new_ids() -> None:
     stream = _stream()
     leeds = _add(stream, "I live in Leeds", owner="maya")
